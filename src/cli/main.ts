@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { EnvproofError, errorMessage } from '../core/errors.js';
+import { registerCommands } from './commands.js';
+
+/** Exit codes: 0 clean, 1 findings (or a failed check), 2 error. */
+export const EXIT_CLEAN = 0;
+export const EXIT_FINDINGS = 1;
+export const EXIT_ERROR = 2;
+
+async function main(argv: string[]): Promise<number> {
+  const program = new Command('envproof')
+    .description('Audit the declared, installed and runtime-traced dependencies of a project; evaluate coding agents.')
+    .version('0.1.0')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+  let exitCode = EXIT_CLEAN;
+  registerCommands(program, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? EXIT_CLEAN : EXIT_ERROR;
+    }
+    if (err instanceof EnvproofError) {
+      process.stderr.write(`envproof: ${err.message}\n`);
+      if (err.details) process.stderr.write(`${err.details.trimEnd()}\n`);
+      if (err.hint) process.stderr.write(`hint: ${err.hint}\n`);
+      return EXIT_ERROR;
+    }
+    process.stderr.write(`envproof: internal error: ${errorMessage(err)}\n`);
+    if (process.env.ENVPROOF_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    process.stderr.write('This is a bug in envproof; set ENVPROOF_DEBUG=1 for the stack trace and report it.\n');
+    return EXIT_ERROR;
+  }
+}
+
+main(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  () => {
+    process.exitCode = EXIT_ERROR;
+  },
+);

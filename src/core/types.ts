@@ -1,0 +1,65 @@
+/** Shared data model of envproof. Everything here is plain data: no I/O. */
+
+export type EcosystemId = 'python' | 'javascript' | 'java' | 'cpp';
+export const ECOSYSTEM_IDS: readonly EcosystemId[] = ['python', 'javascript', 'java', 'cpp'];
+
+/** One package in a layer. `name` is normalised for the ecosystem; versions never decide set membership. */
+export interface Dependency {
+  name: string;
+  version?: string;
+  /** Ecosystem-specific extras, e.g. `groupId:artifactId` for Maven, the raw spec for npm. */
+  id?: string;
+  /** Where the entry came from (manifest file and line, owning path, ...). */
+  source?: string;
+}
+
+/** Why a manifest entry could not be turned into a named dependency. A closed union, never an exception. */
+export type SkipReason =
+  | 'unnamed-url'
+  | 'unnamed-vcs'
+  | 'local-path'
+  | 'unsupported-syntax'
+  | 'unresolved-property'
+  | 'invalid-name'
+  | 'marker-excluded'
+  | 'include-cycle'
+  | 'include-missing';
+
+export interface SkippedEntry {
+  raw: string;
+  reason: SkipReason;
+  source?: string;
+  detail?: string;
+}
+
+/** D1: what the manifest declares, plus what it mentions but does not count as a declaration. */
+export interface DeclaredResult {
+  manifest: string;
+  declared: Dependency[];
+  /** Non-D1 groups reported separately: devDependencies, test scope, constraints, ... keyed by group name. */
+  other: Record<string, Dependency[]>;
+  skipped: SkippedEntry[];
+  notes: string[];
+}
+
+export type LayerName = 'declared' | 'installed' | 'traced';
+
+export interface GapSets {
+  phantom: string[];
+  hidden: string[];
+  bloat: string[];
+  transitive: string[];
+}
+
+export interface ProjectMetrics {
+  n1: number;
+  n2: number;
+  n3: number;
+  inflation: number | null;
+  phantomRate: number | null;
+  hiddenRate: number | null;
+  bloatRate: number | null;
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+}

@@ -1,0 +1,73 @@
+import type { DeclaredResult, Dependency, EcosystemId } from '../core/types.js';
+import type { Sandbox } from '../sandbox/types.js';
+
+/** Where one audit happens: the project copy and the private environment directory, inside a sandbox. */
+export interface AuditContext {
+  sandbox: Sandbox;
+  /** The project copy, as the program sees it (inside the sandbox). Writable. */
+  projectDir: string;
+  /** A private directory for the environment (venv, Maven repository copy, build dir), as seen inside. */
+  envDir: string;
+  timeoutMs: number;
+  /** Progress lines for the terminal; never part of results. */
+  progress(message: string): void;
+}
+
+export type InstallFailureClass =
+  | 'no-such-package'
+  | 'no-matching-version'
+  | 'native-build-failure'
+  | 'network'
+  | 'missing-system-library'
+  | 'fetch-failure'
+  | 'build-configuration'
+  | 'other';
+
+export interface InstallResult {
+  /** D2: what the package manager says it installed, minus the environment's own baseline. */
+  installed: Dependency[];
+  /** Ecosystem-specific extra data kept in the JSON (e.g. the npm tree). */
+  details?: Record<string, unknown>;
+  /** Commands that were run, for the report. */
+  commands: string[];
+  durationMs: number;
+}
+
+export interface RunChoice {
+  argv: string[];
+  /** Why this command was chosen, e.g. "package.json bin" or "--run". */
+  reason: string;
+  env?: Record<string, string>;
+}
+
+export interface AttributionResult {
+  /** D3: packages that own at least one file the program opened or executed. */
+  traced: Dependency[];
+  /** Per package name, a few of the files that put it in D3 (evidence for the report). */
+  evidence: Record<string, string[]>;
+  /** Alternative D3 layers (e.g. Java's opened jars vs loaded classes, C++ build-time), keyed by name. */
+  alternatives?: Record<string, Dependency[]>;
+}
+
+/**
+ * One ecosystem. Pure parts (extractDeclared, attribute) return data; the rest run commands through
+ * the sandbox. Errors the user can fix are thrown as EnvproofError (see core/errors.ts).
+ */
+export interface EcosystemModule {
+  id: EcosystemId;
+  displayName: string;
+  /** Manifest file names that identify a project of this ecosystem, in order of preference. */
+  manifestFiles: readonly string[];
+  /** D1, from the project directory on the host. Entries it cannot interpret are skipped with a reason. */
+  extractDeclared(projectDir: string): Promise<DeclaredResult>;
+  /** D2: install into a fresh private environment. Throws InstallError on failure. */
+  install(ctx: AuditContext): Promise<InstallResult>;
+  /** Build step, for ecosystems that compile. */
+  build?(ctx: AuditContext, install: InstallResult): Promise<void>;
+  /** The command to trace when the user gives none. Throws EnvproofError when none can be found. */
+  defaultRun(ctx: AuditContext, install: InstallResult): Promise<RunChoice>;
+  /** Turns a user's --run string into argv in this environment (e.g. `python` → the venv's python). */
+  userRun(command: string, ctx: AuditContext, install: InstallResult): RunChoice;
+  /** D3 from the files the traced program opened or executed (paths as seen inside the sandbox). */
+  attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult): Promise<AttributionResult>;
+}

@@ -1,0 +1,51 @@
+import type { GapSets, ProjectMetrics } from '../core/types.js';
+
+function minus(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
+  return [...a].filter((x) => !b.has(x)).sort();
+}
+
+function ratio(num: number, den: number): number {
+  return den === 0 ? 0 : num / den;
+}
+
+/** Gap sets between the three layers (DESIGN.md "Gaps and metrics"). */
+export function gapSets(d1: ReadonlySet<string>, d2: ReadonlySet<string>, d3: ReadonlySet<string>): GapSets {
+  return {
+    phantom: minus(d1, d3),
+    hidden: minus(d3, d1),
+    bloat: minus(d2, d3),
+    transitive: minus(d2, d1),
+  };
+}
+
+/**
+ * Per-project metrics. Rates are 0 when their denominator is 0 (the paper's convention); inflation is
+ * null when nothing was declared; precision/recall/F1 are null when D1 and D3 are both empty (such
+ * projects are excluded from the paper's Table 4).
+ */
+export function projectMetrics(d1: ReadonlySet<string>, d2: ReadonlySet<string>, d3: ReadonlySet<string>): ProjectMetrics {
+  const n1 = d1.size;
+  const n2 = d2.size;
+  const n3 = d3.size;
+  const both = [...d1].filter((x) => d3.has(x)).length;
+  let precision: number | null = null;
+  let recall: number | null = null;
+  let f1: number | null = null;
+  if (n1 > 0 || n3 > 0) {
+    precision = n1 === 0 ? 1 : both / n1;
+    recall = n3 === 0 ? 1 : both / n3;
+    f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+  }
+  return {
+    n1,
+    n2,
+    n3,
+    inflation: n1 === 0 ? null : n2 / n1,
+    phantomRate: ratio(n1 - both, n1),
+    hiddenRate: ratio(n3 - both, n3),
+    bloatRate: ratio([...d2].filter((x) => !d3.has(x)).length, n2),
+    precision,
+    recall,
+    f1,
+  };
+}

@@ -1,0 +1,47 @@
+import type { EcosystemId } from '../core/types.js';
+
+export type SandboxBackend = 'host' | 'bwrap' | 'docker' | 'podman';
+
+export interface ExecRequest {
+  argv: string[];
+  /** Working directory as the program sees it. */
+  cwd: string;
+  /** Added to the sandbox's own clean environment. */
+  env?: Record<string, string>;
+  timeoutMs: number;
+  /** Installing needs the network; the traced run does not get it. */
+  network: boolean;
+  maxOutputBytes?: number;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  spawnError?: string;
+}
+
+/**
+ * One isolated environment for one project. The work directory is the only writable place the
+ * program has (besides a private /tmp). Paths in requests and in traces are paths as seen inside;
+ * `toHost` maps them back so envproof can read the files.
+ */
+export interface Sandbox {
+  readonly backend: SandboxBackend;
+  readonly language: EcosystemId;
+  /** Host path of the work directory. */
+  readonly hostWorkDir: string;
+  /** The same directory as the program sees it. */
+  readonly workDir: string;
+  /** A sentence for reports when isolation is weak (host), otherwise undefined. */
+  readonly isolationWarning?: string;
+  exec(req: ExecRequest): Promise<ExecResult>;
+  /** Host path of a path seen inside, or null when it is not visible from the host (e.g. the rootfs's own /usr). */
+  toHost(insidePath: string): string | null;
+  /** Host path under which the sandbox's root filesystem lies ('/' for host). */
+  readonly rootOnHost: string;
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,25 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The shared folder beside the checkout (the paper's data, DESIGN.md). */
+export const SHARED = path.resolve(REPO_ROOT, '..', 'shared');
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the envproof CLI from source, as a user would run the installed bin. */
+export function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): CliResult {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), ...args], {
+    cwd: opts.cwd ?? REPO_ROOT,
+    env: { ...process.env, ...opts.env },
+    encoding: 'utf8',
+    timeout: opts.timeoutMs ?? 600_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
