@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what envproof and its tests need on a fresh Debian machine. Idempotent: safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+want() { command -v "$1" >/dev/null 2>&1 || need_apt+=("$2"); }
+want strace strace
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${need_apt[*]}"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+echo "setup: installing npm dependencies"
+npm ci --no-audit --no-fund --loglevel=error
+npm run --silent build
+echo "setup: done"
