@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { cacheRoot, packageCacheEnv } from '../core/cache.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import type { ExecRequest, ExecResult, Sandbox } from './types.js';
@@ -15,6 +16,7 @@ export function cleanEnvironment(home: string, extra: Record<string, string> = {
     LANG: 'C.UTF-8',
     TZ: 'UTC',
     TMPDIR: path.join(home, '..', 'tmp'),
+    ...packageCacheEnv(cacheRoot()),
     ...extra,
   };
 }
