@@ -2,6 +2,14 @@ import type { EcosystemId } from '../core/types.js';
 
 export type SandboxBackend = 'host' | 'bwrap' | 'docker' | 'podman';
 
+/** What a clean environment contains before any project is installed into it; D2 subtracts it. */
+export interface SandboxBaseline {
+  /** Debian package names (`dpkg-query -W`). */
+  debian: string[];
+  /** Per package manager (pip, npm, maven, pkg-config), the names it reports as already present. */
+  packages: Record<string, string[]>;
+}
+
 export interface ExecRequest {
   argv: string[];
   /** Working directory as the program sees it. */
@@ -43,5 +51,7 @@ export interface Sandbox {
   toHost(insidePath: string): string | null;
   /** Host path under which the sandbox's root filesystem lies ('/' for host). */
   readonly rootOnHost: string;
+  /** The environment's own contents, when the backend knows them (bwrap, docker, podman). */
+  readonly baseline?: SandboxBaseline;
   dispose(): Promise<void>;
 }
