@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 want() { command -v "$1" >/dev/null 2>&1 || need_apt+=("$2"); }
 want strace strace
+want chromium chromium  # headless browser for the HTML report test (test/report-html)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"
