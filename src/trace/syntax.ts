@@ -1,0 +1,197 @@
+/**
+ * Reading the pieces of one strace output line: pid prefixes, C-escaped strings, `-y` fd annotations and
+ * the return value. Lines are read as latin1 text, so every character is one byte of the log; decoded
+ * strings are turned back into bytes and read as UTF-8.
+ */
+
+const QUOTE = 34; // "
+const BACKSLASH = 92;
+const LT = 60; // <
+const GT = 62; // >
+const LPAREN = 40;
+const RPAREN = 41;
+const SPACE = 32;
+const EQUALS = 61;
+const ZERO = 48;
+const NINE = 57;
+
+/** A decoded string and the index just after its terminator. */
+export interface Token {
+  value: string;
+  end: number;
+}
+
+const SIMPLE_ESCAPES: Record<string, number> = { n: 10, t: 9, r: 13, v: 11, f: 12, a: 7, b: 8, e: 27 };
+
+function isOctal(c: number): boolean {
+  return c >= ZERO && c <= 55;
+}
+
+function hexValue(c: number): number {
+  if (c >= ZERO && c <= NINE) return c - ZERO;
+  const lower = c | 0x20;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+function latin1ToUtf8(s: string): string {
+  return /[^\x00-\x7f]/.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
+}
+
+/** Slow path: decodes escapes from `start` up to the unescaped `terminator`. */
+function decodeEscaped(line: string, start: number, terminator: number): Token | null {
+  const bytes: number[] = [];
+  let i = start;
+  while (i < line.length) {
+    const c = line.charCodeAt(i);
+    if (c === terminator) return { value: Buffer.from(bytes).toString('utf8'), end: i + 1 };
+    if (c !== BACKSLASH) {
+      bytes.push(c & 0xff);
+      i++;
+      continue;
+    }
+    const next = line.charCodeAt(i + 1);
+    if (Number.isNaN(next)) return null;
+    if (isOctal(next)) {
+      let value = 0;
+      let j = i + 1;
+      while (j < i + 4 && isOctal(line.charCodeAt(j))) value = value * 8 + (line.charCodeAt(j++) - ZERO);
+      bytes.push(value & 0xff);
+      i = j;
+    } else if (next === 120 /* x */ && hexValue(line.charCodeAt(i + 2)) >= 0) {
+      let value = hexValue(line.charCodeAt(i + 2));
+      let j = i + 3;
+      const low = hexValue(line.charCodeAt(j));
+      if (low >= 0) {
+        value = value * 16 + low;
+        j++;
+      }
+      bytes.push(value);
+      i = j;
+    } else {
+      bytes.push(SIMPLE_ESCAPES[String.fromCharCode(next)] ?? next);
+      i += 2;
+    }
+  }
+  return null;
+}
+
+/** Reads text from `start` up to the unescaped `terminator`, decoding escapes. */
+function readDelimited(line: string, start: number, terminator: number): Token | null {
+  const close = line.indexOf(String.fromCharCode(terminator), start);
+  if (close === -1) return null;
+  const escape = line.indexOf('\\', start);
+  if (escape === -1 || escape > close) return { value: latin1ToUtf8(line.slice(start, close)), end: close + 1 };
+  return decodeEscaped(line, start, terminator);
+}
+
+/** The string whose opening quote is at `quote`, e.g. a path argument. */
+export function readQuoted(line: string, quote: number): Token | null {
+  if (line.charCodeAt(quote) !== QUOTE) return null;
+  return readDelimited(line, quote + 1, QUOTE);
+}
+
+/** The `-y` annotation whose `<` is at `open`: the path of a file descriptor. */
+export function readAnnotation(line: string, open: number): Token | null {
+  if (line.charCodeAt(open) !== LT) return null;
+  return readDelimited(line, open + 1, GT);
+}
+
+/** A directory argument: `AT_FDCWD`, `AT_FDCWD</cwd>`, `3` or `3</dir>`. */
+export interface DirfdToken {
+  atCwd: boolean;
+  /** The annotated path, null when strace printed none. */
+  path: string | null;
+  end: number;
+}
+
+export function readDirfd(line: string, start: number): DirfdToken | null {
+  let i = start;
+  let atCwd = false;
+  if (line.startsWith('AT_FDCWD', i)) {
+    atCwd = true;
+    i += 8;
+  } else {
+    const first = i;
+    if (line.charCodeAt(i) === 45 /* - */) i++;
+    while (i < line.length && line.charCodeAt(i) >= ZERO && line.charCodeAt(i) <= NINE) i++;
+    if (i === first) return null;
+  }
+  if (line.charCodeAt(i) !== LT) return { atCwd, path: null, end: i };
+  const annotation = readAnnotation(line, i);
+  return annotation ? { atCwd, path: annotation.value, end: annotation.end } : null;
+}
+
+/** Index just past the closing quote of the string opened at `quote`, without decoding it. */
+function skipQuoted(line: string, quote: number): number {
+  let i = quote + 1;
+  for (;;) {
+    const close = line.indexOf('"', i);
+    if (close === -1) return -1;
+    let backslashes = 0;
+    while (line.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return close + 1;
+    i = close + 1;
+  }
+}
+
+/**
+ * Index of the `)` that closes the argument list, scanning from `from` at nesting depth 1 and skipping
+ * strings and fd annotations (which may hold parentheses). -1 when the line is cut short.
+ */
+export function findArgsEnd(line: string, from: number): number {
+  let depth = 1;
+  for (let i = from; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === QUOTE) {
+      i = skipQuoted(line, i) - 1;
+      if (i < 0) return -1;
+    } else if (c === LT) {
+      i = line.indexOf('>', i);
+      if (i === -1) return -1;
+    } else if (c === LPAREN) depth++;
+    else if (c === RPAREN && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/**
+ * The value after ` = ` that follows the argument list closed at `close`: a non-negative integer for a
+ * successful call, NaN for a failed one (`= -1 ENOENT ...`), an unknown outcome (`= ?`) or no result.
+ */
+export function readReturnValue(line: string, close: number): number {
+  let i = close + 1;
+  while (line.charCodeAt(i) === SPACE) i++;
+  if (line.charCodeAt(i) !== EQUALS) return NaN;
+  i++;
+  while (line.charCodeAt(i) === SPACE) i++;
+  let value = 0;
+  const first = i;
+  for (let c = line.charCodeAt(i); c >= ZERO && c <= NINE; c = line.charCodeAt(++i)) value = value * 10 + (c - ZERO);
+  return i === first ? NaN : value;
+}
+
+/** A line split into the pid that printed it (null when strace ran without -f) and the rest. */
+export interface PidSplit {
+  pid: number | null;
+  body: number;
+}
+
+/** Reads `1234  ...` (strace -f -o FILE) or `[pid  1234] ...` (strace -f to a terminal). */
+export function splitPid(line: string): PidSplit {
+  let i = 0;
+  let bracketed = false;
+  if (line.startsWith('[pid', 0)) {
+    bracketed = true;
+    i = 4;
+    while (line.charCodeAt(i) === SPACE) i++;
+  }
+  const first = i;
+  let pid = 0;
+  for (let c = line.charCodeAt(i); c >= ZERO && c <= NINE; c = line.charCodeAt(++i)) pid = pid * 10 + (c - ZERO);
+  if (i === first || (bracketed ? line.charCodeAt(i) !== 93 /* ] */ : line.charCodeAt(i) !== SPACE)) {
+    return { pid: null, body: 0 };
+  }
+  if (bracketed) i++;
+  while (line.charCodeAt(i) === SPACE) i++;
+  return { pid, body: i };
+}
