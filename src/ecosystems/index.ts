@@ -1,8 +1,9 @@
 import type { EcosystemId } from '../core/types.js';
+import { javascriptEcosystem } from './javascript/index.js';
 import type { EcosystemModule } from './types.js';
 
 /** Every ecosystem module, in detection order. Each module registers itself with one line here. */
-export const ECOSYSTEMS: EcosystemModule[] = [];
+export const ECOSYSTEMS: EcosystemModule[] = [javascriptEcosystem];
 
 export function ecosystemById(id: EcosystemId): EcosystemModule | undefined {
   return ECOSYSTEMS.find((e) => e.id === id);

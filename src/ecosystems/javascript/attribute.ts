@@ -1,0 +1,131 @@
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { uniqueDependencies } from '../../core/names.js';
+import type { Dependency } from '../../core/types.js';
+import type { AttributionResult, AuditContext, InstallResult } from '../types.js';
+import { hostProjectDir } from './install.js';
+import type { NpmTreeNode } from './npm-tree.js';
+import { readPackageJson } from './package-json.js';
+
+const EVIDENCE_PER_PACKAGE = 3;
+
+/** A package directory, relative to the project, and the name require() knows it by. */
+interface PackageDir {
+  dir: string;
+  name: string;
+}
+
+/**
+ * The innermost `node_modules/<name>` or `node_modules/@scope/<name>` directory that a project-relative
+ * path lies strictly inside (the directory itself, a scope directory or `.bin`/`.package-lock.json`
+ * are not files of a package).
+ */
+export function owningPackageDir(rel: string): PackageDir | undefined {
+  const parts = rel.split('/');
+  let owner: PackageDir | undefined;
+  parts.forEach((part, i) => {
+    const first = parts[i + 1];
+    if (part !== 'node_modules' || !first || first.startsWith('.')) return;
+    const end = i + 1 + (first.startsWith('@') ? 2 : 1);
+    if (parts.length <= end) return;
+    owner = { dir: parts.slice(0, end).join('/'), name: parts.slice(i + 1, end).join('/') };
+  });
+  return owner;
+}
+
+function* walk(node: NpmTreeNode): Generator<NpmTreeNode> {
+  for (const child of node.dependencies) {
+    yield child;
+    yield* walk(child);
+  }
+}
+
+function isInside(rel: string, dir: string): boolean {
+  return rel.startsWith(`${dir}/`);
+}
+
+/**
+ * Maps the files a traced program opened to the npm packages that own them (D3). Paths outside the
+ * project's node_modules — the project's own code, node, npm — belong to no dependency. Symlinks in
+ * node_modules/.bin are followed to their package; `file:`/`link:` dependencies, which npm installs as
+ * symlinks and node loads by their real path, are recognised by their target directory.
+ */
+export class Attributor {
+  private readonly versions = new Map<string, Promise<{ version?: string; realName?: string }>>();
+
+  private readonly projectDir: string;
+
+  constructor(
+    projectDir: string,
+    private readonly hostDir: string,
+    private readonly links: readonly PackageDir[],
+  ) {
+    this.projectDir = path.posix.normalize(projectDir).replace(/\/+$/, '');
+  }
+
+  static async create(ctx: AuditContext, install: InstallResult): Promise<Attributor> {
+    const hostDir = hostProjectDir(ctx);
+    const tree = install.details?.tree as NpmTreeNode | undefined;
+    const links: PackageDir[] = [];
+    for (const node of tree ? walk(tree) : []) {
+      if (!node.path || !/^(file|link):/.test(node.resolved ?? '')) continue;
+      const target = await realpath(path.join(hostDir, node.path)).catch(() => undefined);
+      const rel = target && path.relative(hostDir, target);
+      if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) links.push({ dir: rel.split(path.sep).join('/'), name: node.name });
+    }
+    return new Attributor(ctx.projectDir, hostDir, links);
+  }
+
+  private async relativeOf(file: string): Promise<string | undefined> {
+    if (!isInside(file, this.projectDir)) return undefined;
+    const rel = file.slice(this.projectDir.length + 1);
+    if (!/(^|\/)node_modules\/\.bin\//.test(rel)) return rel;
+    const target = await realpath(path.join(this.hostDir, rel)).catch(() => undefined);
+    return target && path.relative(this.hostDir, target).split(path.sep).join('/');
+  }
+
+  private async owner(file: string): Promise<PackageDir | undefined> {
+    const rel = await this.relativeOf(file);
+    if (rel === undefined) return undefined;
+    return owningPackageDir(rel) ?? this.links.find((l) => isInside(rel, l.dir));
+  }
+
+  private identity(dir: string): Promise<{ version?: string; realName?: string }> {
+    let found = this.versions.get(dir);
+    if (!found) {
+      found = readPackageJson(path.join(this.hostDir, dir, 'package.json')).then(
+        (pkg) => ({
+          ...(typeof pkg.version === 'string' ? { version: pkg.version } : {}),
+          ...(typeof pkg.name === 'string' ? { realName: pkg.name } : {}),
+        }),
+        () => ({}),
+      );
+      this.versions.set(dir, found);
+    }
+    return found;
+  }
+
+  async attribute(files: Iterable<string>): Promise<AttributionResult> {
+    const traced: Dependency[] = [];
+    const evidence: Record<string, string[]> = {};
+    for (const file of [...files].sort()) {
+      const owner = await this.owner(file);
+      if (!owner) continue;
+      const { version, realName } = await this.identity(owner.dir);
+      const aliasOf = realName && realName !== owner.name ? realName : undefined;
+      traced.push({
+        name: owner.name,
+        ...(version ? { version } : {}),
+        ...(aliasOf ? { id: `npm:${aliasOf}@${version ?? ''}` } : {}),
+        source: owner.dir,
+      });
+      const files = (evidence[owner.name] ??= []);
+      if (files.length < EVIDENCE_PER_PACKAGE) files.push(file);
+    }
+    return { traced: uniqueDependencies(traced), evidence };
+  }
+}
+
+export async function attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult): Promise<AttributionResult> {
+  return (await Attributor.create(ctx, install)).attribute(files);
+}

@@ -1,0 +1,32 @@
+import type { InstallFailureClass } from '../types.js';
+
+const NETWORK_CODES = /\b(ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b/;
+
+/** npm's own error lines, without the `npm error` prefix, the stack frames and the log-file pointer. */
+export function npmErrorLines(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((l) => l.startsWith('npm error') || l.startsWith('npm ERR!'))
+    .map((l) => l.replace(/^npm (error|ERR!)\s?/, '').trimEnd())
+    .filter((l) => l !== '' && !/^\s+at /.test(l) && !l.startsWith('A complete log of this run'));
+}
+
+/** What kind of install failure npm's output shows. */
+export function classifyNpmFailure(output: string): InstallFailureClass {
+  const errors = npmErrorLines(output).join('\n');
+  const code = /^code (\S+)/m.exec(errors)?.[1];
+  if (code === 'E404') return 'no-such-package';
+  if (code === 'ETARGET' || /^notarget /m.test(errors)) return 'no-matching-version';
+  if (/^command git\b|unknown git error/m.test(errors)) return 'fetch-failure';
+  if (NETWORK_CODES.test(errors)) return 'network';
+  if (/\bgyp\b|node-pre-gyp|prebuild-install/.test(output)) return 'native-build-failure';
+  // A lifecycle script (the project's own or a dependency's install/postinstall) exited non-zero.
+  if (/^command failed$/m.test(errors)) return 'native-build-failure';
+  return 'other';
+}
+
+/** A one-paragraph summary for StepFailedError's message: npm's first few error lines. */
+export function npmFailureSummary(output: string): string {
+  const lines = npmErrorLines(output).filter((l) => !/^(404|notarget)\s*$/.test(l));
+  return lines.slice(0, 6).join('\n');
+}

@@ -1,0 +1,17 @@
+import type { EcosystemModule } from '../types.js';
+import { attribute } from './attribute.js';
+import { install } from './install.js';
+import { extractDeclared, MANIFEST } from './manifest.js';
+import { defaultRun, userRun } from './run.js';
+
+/** npm projects: D1 from package.json, D2 from `npm ls`, D3 from files opened under node_modules. */
+export const javascriptEcosystem: EcosystemModule = {
+  id: 'javascript',
+  displayName: 'JavaScript (npm)',
+  manifestFiles: [MANIFEST],
+  extractDeclared,
+  install,
+  defaultRun: (ctx) => defaultRun(ctx),
+  userRun: (command, ctx) => userRun(command, ctx),
+  attribute,
+};

@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { EnvproofError, StepFailedError } from '../../core/errors.js';
+import { tail } from '../../core/process.js';
+import type { ExecResult } from '../../sandbox/types.js';
+import type { AuditContext, InstallResult } from '../types.js';
+import { classifyNpmFailure, npmFailureSummary } from './failure.js';
+import { installedFromTree, parseNpmLs } from './npm-tree.js';
+
+const LOCKFILES = ['npm-shrinkwrap.json', 'package-lock.json'] as const;
+
+/** npm's download cache, shared across audits: `$ENVPROOF_CACHE_DIR/npm`, default `~/.cache/envproof/npm`. */
+export function npmCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.ENVPROOF_CACHE_DIR || path.join(homedir(), '.cache', 'envproof'), 'npm');
+}
+
+/** The project directory on the host, for reading its files. */
+export function hostProjectDir(ctx: AuditContext): string {
+  const dir = ctx.sandbox.toHost(ctx.projectDir);
+  if (dir === null) throw new EnvproofError(`the project directory ${ctx.projectDir} is not visible from the host`);
+  return dir;
+}
+
+/**
+ * The install command. `npm ci` when a lockfile exists (it installs exactly the lock), else `npm install`.
+ * Lifecycle scripts follow npm's own policy: this npm runs a dependency's install scripts only when the
+ * project's `allowScripts` approves it, which is what a user running npm here would get — so no
+ * script flag is passed either way.
+ */
+export function installCommand(hostDir: string, cacheDir: string): string[] {
+  const lock = LOCKFILES.find((f) => existsSync(path.join(hostDir, f)));
+  return ['npm', lock ? 'ci' : 'install', '--no-audit', '--no-fund', '--no-update-notifier', '--cache', cacheDir];
+}
+
+const LS_COMMAND = ['npm', 'ls', '--all', '--json', '--long'];
+
+function commandLine(argv: readonly string[]): string {
+  return argv.join(' ');
+}
+
+function installFailure(argv: readonly string[], res: ExecResult, timeoutMs: number): StepFailedError {
+  const output = `${res.stdout}\n${res.stderr}`;
+  const outputTail = tail(output);
+  if (res.spawnError) {
+    return new StepFailedError('install', 'other', `npm could not be started: ${res.spawnError}`, outputTail, 'Is npm on the PATH of the sandbox?');
+  }
+  if (res.timedOut) {
+    return new StepFailedError('install', 'other', `${commandLine(argv)} did not finish within ${Math.round(timeoutMs / 1000)} s`, outputTail);
+  }
+  const summary = npmFailureSummary(output) || `exit code ${res.exitCode ?? res.signal}`;
+  return new StepFailedError('install', classifyNpmFailure(output), `${commandLine(argv.slice(0, 2))} failed: ${summary}`, outputTail);
+}
+
+/**
+ * D2: installs the project with npm and lists what npm installed. An npm project's baseline is empty:
+ * the toolchain's own npm lives outside the project's node_modules, so nothing is subtracted.
+ * npm ls exits non-zero for problems such as unmet peers; its JSON is used all the same.
+ */
+export async function install(ctx: AuditContext): Promise<InstallResult> {
+  const started = performance.now();
+  const argv = installCommand(hostProjectDir(ctx), npmCacheDir());
+  ctx.progress(`running ${commandLine(argv.slice(0, 2))}`);
+  const res = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
+  if (res.exitCode !== 0) throw installFailure(argv, res, ctx.timeoutMs);
+
+  const ls = await ctx.sandbox.exec({ argv: LS_COMMAND, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: false });
+  let tree;
+  try {
+    tree = parseNpmLs(ls.stdout, ctx.projectDir);
+  } catch {
+    throw new StepFailedError('install', 'other', `${commandLine(LS_COMMAND)} did not print a dependency tree`, tail(`${ls.stdout}\n${ls.stderr}`));
+  }
+  return {
+    installed: installedFromTree(tree),
+    details: { tree: tree.root, problems: tree.problems, lsExitCode: ls.exitCode },
+    commands: [commandLine(argv), commandLine(LS_COMMAND)],
+    durationMs: performance.now() - started,
+  };
+}
