@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
+import { registerAudit } from './audit.js';
+import { registerDoctor } from './doctor.js';
 
 /** Sets the process exit code of the command that ran. */
 export type SetExitCode = (code: number) => void;
 
-/** Each command lives in its own file in src/cli/ and registers itself here. */
+/** Each command lives in its own file in src/cli/ and registers itself here, one line each. */
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {
-  void program;
-  void setExitCode;
+  registerAudit(program, setExitCode);
+  registerDoctor(program, setExitCode);
 }

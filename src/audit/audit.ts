@@ -1,0 +1,141 @@
+import path from 'node:path';
+import { nameSet, uniqueDependencies } from '../core/names.js';
+import type { Dependency, EcosystemId } from '../core/types.js';
+import type { AttributionResult, AuditContext, InstallResult, RunChoice } from '../ecosystems/types.js';
+import { gapSets, projectMetrics } from '../metrics/project.js';
+import { createSandbox, type BackendChoice } from '../sandbox/index.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { traceRun } from '../trace/index.js';
+import { detectEcosystem } from './detect.js';
+import { AUDIT_SCHEMA_VERSION, type AuditReport, type LayerEntry, type PhaseTimes, type RunOutcome } from './report.js';
+import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
+import { TOOL_VERSION } from '../core/version.js';
+
+export interface AuditOptions {
+  dir: string;
+  ecosystem: EcosystemId | 'auto';
+  /** A shell command to trace instead of the ecosystem's default entry point. */
+  run?: string;
+  timeoutSec: number;
+  keep: boolean;
+  sandbox: BackendChoice;
+  progress(message: string): void;
+}
+
+const OUTPUT_TAIL_BYTES = 4000;
+
+function layer(deps: readonly Dependency[]): LayerEntry[] {
+  return uniqueDependencies(deps).map(({ name, version, id }) => ({ name, ...(version ? { version } : {}), ...(id ? { id } : {}) }));
+}
+
+function shellQuote(argv: readonly string[]): string {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string | null; timedOut: boolean; durationMs: number; stdout: string; stderr: string }): RunOutcome {
+  const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
+  return {
+    command: shellQuote(choice.argv),
+    argv: choice.argv,
+    reason: choice.reason,
+    exitCode: r.exitCode,
+    signal: r.signal,
+    timedOut: r.timedOut,
+    success: r.exitCode === 0 && !r.timedOut,
+    durationMs: Math.round(r.durationMs),
+    outputTail: output.length > OUTPUT_TAIL_BYTES ? output.slice(-OUTPUT_TAIL_BYTES) : output,
+  };
+}
+
+/** One audit: D1 from the manifest, D2 from a fresh install, D3 from a traced run, then gaps and metrics. */
+export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
+  const phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, analysis: 0 };
+  let t = performance.now();
+  const lap = (phase: keyof PhaseTimes) => {
+    const now = performance.now();
+    phases[phase] += Math.round(now - t);
+    t = now;
+  };
+
+  const projectDir = await checkProjectDir(opts.dir);
+  const { module, alsoPresent } = await detectEcosystem(projectDir, opts.ecosystem);
+  const notes: string[] = [];
+  if (alsoPresent.length) notes.push(`manifests of ${alsoPresent.join(', ')} are present too; audited as ${module.id} (use --ecosystem to choose)`);
+  opts.progress(`${module.displayName} project: reading the manifest (D1)`);
+  const declared = await module.extractDeclared(projectDir);
+  notes.push(...declared.notes);
+  lap('analysis');
+
+  const work = await createWorkDir(projectDir);
+  if (opts.keep) opts.progress(`work directory (kept): ${work.root}`);
+  let sandbox: Sandbox | undefined;
+  try {
+    sandbox = await createSandbox({ backend: opts.sandbox, language: module.id, hostWorkDir: work.root, progress: opts.progress });
+    const insideWork = sandbox.workDir;
+    const ctx: AuditContext = {
+      sandbox,
+      projectDir: path.posix.join(insideWork, 'project'),
+      envDir: path.posix.join(insideWork, 'env'),
+      timeoutMs: opts.timeoutSec * 1000,
+      progress: opts.progress,
+    };
+    lap('prepare');
+
+    opts.progress('installing into a fresh environment (D2)');
+    const install: InstallResult = await module.install(ctx);
+    lap('install');
+    if (module.build) {
+      opts.progress('building');
+      await module.build(ctx, install);
+    }
+    lap('build');
+
+    const choice = opts.run ? module.userRun(opts.run, ctx, install) : await module.defaultRun(ctx, install);
+    opts.progress(`tracing ${shellQuote(choice.argv)} (${choice.reason})`);
+    const trace = await traceRun(sandbox, {
+      argv: choice.argv,
+      cwd: ctx.projectDir,
+      env: choice.env,
+      timeoutMs: ctx.timeoutMs,
+      network: false,
+      logPath: path.posix.join(ctx.envDir, 'trace.strace'),
+    });
+    lap('run');
+
+    opts.progress('attributing traced files to packages (D3)');
+    const attribution: AttributionResult = await module.attribute(trace.files, ctx, install);
+    const d1 = nameSet(declared.declared);
+    const d2 = nameSet(install.installed);
+    const d3 = nameSet(attribution.traced);
+    const run = outcome(choice, trace.run);
+    if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
+    else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
+    if (trace.run.spawnError) notes.push(`the tracer could not start: ${trace.run.spawnError}`);
+    const report: AuditReport = {
+      schemaVersion: AUDIT_SCHEMA_VERSION,
+      tool: { name: 'envproof', version: TOOL_VERSION },
+      project: projectDir,
+      ecosystem: module.id,
+      manifest: declared.manifest,
+      sandbox: { backend: sandbox.backend, ...(sandbox.isolationWarning ? { warning: sandbox.isolationWarning } : {}) },
+      layers: { declared: layer(declared.declared), installed: layer(install.installed), traced: layer(attribution.traced) },
+      otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
+      skipped: declared.skipped,
+      alternatives: Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, layer(v)])),
+      gaps: gapSets(d1, d2, d3),
+      metrics: projectMetrics(d1, d2, d3),
+      run,
+      phasesMs: phases,
+      evidence: attribution.evidence,
+      install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },
+      notes,
+      ...(opts.keep ? { workDir: work.root } : {}),
+    };
+    lap('analysis');
+    report.phasesMs = { ...phases };
+    return report;
+  } finally {
+    await sandbox?.dispose();
+    if (!opts.keep) await removeWorkDir(work);
+  }
+}

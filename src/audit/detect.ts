@@ -1,0 +1,46 @@
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { EnvproofError, UsageError } from '../core/errors.js';
+import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
+import { ECOSYSTEMS, ecosystemById } from '../ecosystems/index.js';
+import type { EcosystemModule } from '../ecosystems/types.js';
+
+export interface Detection {
+  module: EcosystemModule;
+  /** Other ecosystems whose manifests are present too. */
+  alsoPresent: EcosystemId[];
+}
+
+async function present(dir: string, file: string): Promise<boolean> {
+  return access(path.join(dir, file)).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Picks the ecosystem module: the one asked for, or the first whose manifest is in the directory. */
+export async function detectEcosystem(dir: string, requested: string): Promise<Detection> {
+  if (requested !== 'auto') {
+    if (!ECOSYSTEM_IDS.includes(requested as EcosystemId)) {
+      throw new UsageError(`unknown ecosystem "${requested}"`, `use one of: auto, ${ECOSYSTEM_IDS.join(', ')}`);
+    }
+    const module = ecosystemById(requested as EcosystemId);
+    if (!module) throw new UsageError(`the ${requested} ecosystem is not available in this version of envproof`);
+    return { module, alsoPresent: [] };
+  }
+  const found: EcosystemModule[] = [];
+  for (const eco of ECOSYSTEMS) {
+    for (const file of eco.manifestFiles) {
+      if (await present(dir, file)) {
+        found.push(eco);
+        break;
+      }
+    }
+  }
+  const [first, ...rest] = found;
+  if (!first) {
+    const known = ECOSYSTEMS.map((e) => `${e.displayName}: ${e.manifestFiles.join(', ')}`).join('; ');
+    throw new EnvproofError(`no manifest found in ${dir}`, `envproof looks for ${known}; or pass --ecosystem`);
+  }
+  return { module: first, alsoPresent: rest.map((e) => e.id) };
+}

@@ -1,0 +1,59 @@
+import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry } from '../core/types.js';
+import type { SandboxBackend } from '../sandbox/types.js';
+
+/** Version of the `envproof audit --json` document; bumped on any incompatible change (docs/audit-json.md). */
+export const AUDIT_SCHEMA_VERSION = 1;
+
+export interface LayerEntry {
+  name: string;
+  version?: string;
+  id?: string;
+}
+
+export interface RunOutcome {
+  /** The command as a shell-quoted string. */
+  command: string;
+  argv: string[];
+  /** Why this command was traced (e.g. "--run", "package.json bin"). */
+  reason: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  success: boolean;
+  durationMs: number;
+  /** The tail of what the program printed (stdout then stderr). */
+  outputTail: string;
+}
+
+export interface PhaseTimes {
+  prepare: number;
+  install: number;
+  build: number;
+  run: number;
+  analysis: number;
+}
+
+export interface AuditReport {
+  schemaVersion: typeof AUDIT_SCHEMA_VERSION;
+  tool: { name: 'envproof'; version: string };
+  project: string;
+  ecosystem: EcosystemId;
+  manifest: string;
+  sandbox: { backend: SandboxBackend; warning?: string };
+  layers: { declared: LayerEntry[]; installed: LayerEntry[]; traced: LayerEntry[] };
+  /** Declared but not part of D1: devDependencies, test scope, constraints, optional extras, ... */
+  otherDeclared: Record<string, LayerEntry[]>;
+  skipped: SkippedEntry[];
+  /** Other views of D3 (Java opened vs loaded, C++ build-time), keyed by name. */
+  alternatives: Record<string, LayerEntry[]>;
+  gaps: GapSets;
+  metrics: ProjectMetrics;
+  run: RunOutcome;
+  phasesMs: PhaseTimes;
+  /** Per traced package, a few files that put it in D3. */
+  evidence: Record<string, string[]>;
+  install: { commands: string[]; details?: Record<string, unknown> };
+  notes: string[];
+  /** Present with --keep. */
+  workDir?: string;
+}

@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { runDoctor } from '../doctor/checks.js';
+import type { SetExitCode } from './commands.js';
+
+export function registerDoctor(program: Command, setExitCode: SetExitCode): void {
+  program
+    .command('doctor')
+    .description('Check the tools envproof needs (tracer, toolchains) and say how to install what is missing')
+    .option('--json', 'print the checks as JSON')
+    .addHelpText('after', '\nExit codes: 0 everything present, 1 something missing.')
+    .action(async (o: { json?: boolean }) => {
+      const checks = await runDoctor();
+      if (o.json) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+      else {
+        for (const c of checks) {
+          process.stdout.write(`${c.ok ? 'ok     ' : 'MISSING'}  ${c.name.padEnd(22)} ${c.detail}\n`);
+          if (!c.ok && c.fix) process.stdout.write(`         fix: ${c.fix}\n`);
+        }
+      }
+      setExitCode(checks.every((c) => c.ok) ? 0 : 1);
+    });
+}

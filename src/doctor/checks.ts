@@ -1,0 +1,67 @@
+import { runProcess } from '../core/process.js';
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  /** The version found, or what is wrong. */
+  detail: string;
+  /** A command that fixes it. */
+  fix?: string;
+}
+
+interface ToolSpec {
+  name: string;
+  argv: string[];
+  /** Picks the version out of the tool's output. */
+  version: RegExp;
+  fix: string;
+}
+
+const APT = 'apt-get update && apt-get install -y';
+
+const TOOLS: ToolSpec[] = [
+  { name: 'strace', argv: ['strace', '-V'], version: /version (\S+)/, fix: `${APT} strace` },
+  { name: 'python3', argv: ['python3', '--version'], version: /Python (\S+)/, fix: `${APT} python3` },
+  { name: 'pip', argv: ['python3', '-m', 'pip', '--version'], version: /pip (\S+)/, fix: `${APT} python3-pip` },
+  { name: 'python3 venv', argv: ['python3', '-c', 'import venv, ensurepip; print("venv ok")'], version: /(venv ok)/, fix: `${APT} python3-venv` },
+  { name: 'node', argv: ['node', '--version'], version: /v(\S+)/, fix: `${APT} nodejs` },
+  { name: 'npm', argv: ['npm', '--version'], version: /(\d\S*)/, fix: `${APT} npm` },
+  { name: 'java', argv: ['java', '-version'], version: /version "([^"]+)"/, fix: `${APT} openjdk-17-jdk-headless` },
+  { name: 'mvn', argv: ['mvn', '--version'], version: /Apache Maven (\S+)/, fix: `${APT} maven` },
+  { name: 'cmake', argv: ['cmake', '--version'], version: /cmake version (\S+)/, fix: `${APT} cmake` },
+  { name: 'g++', argv: ['g++', '--version'], version: /(\d+\.\d+\.\d+)/, fix: `${APT} g++` },
+];
+
+const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C.UTF-8' };
+
+async function toolCheck(t: ToolSpec): Promise<Check> {
+  const r = await runProcess(t.argv, { env: ENV, timeoutMs: 30_000 });
+  const m = t.version.exec(`${r.stdout}\n${r.stderr}`);
+  if (r.exitCode === 0 && m) return { name: t.name, ok: true, detail: m[1]! };
+  return { name: t.name, ok: false, detail: r.spawnError ? 'not found' : `does not work (exit ${r.exitCode})`, fix: t.fix };
+}
+
+/** Can this process trace a child? (ptrace may be forbidden by Yama, seccomp or a container profile.) */
+async function ptraceCheck(): Promise<Check> {
+  const r = await runProcess(['strace', '-f', '-qq', '-e', 'trace=none', 'true'], { env: ENV, timeoutMs: 30_000 });
+  if (r.spawnError) return { name: 'ptrace permitted', ok: false, detail: 'strace is not installed', fix: `${APT} strace` };
+  if (r.exitCode === 0) return { name: 'ptrace permitted', ok: true, detail: 'strace can trace a child process' };
+  return {
+    name: 'ptrace permitted',
+    ok: false,
+    detail: r.stderr.trim().split('\n')[0] ?? 'strace failed',
+    fix: 'sysctl kernel.yama.ptrace_scope=0, or run in a container with --cap-add SYS_PTRACE',
+  };
+}
+
+async function seccompCheck(): Promise<Check> {
+  const r = await runProcess(['strace', '-f', '--seccomp-bpf', '-qq', '-e', 'trace=openat', '-o', '/dev/null', 'true'], { env: ENV, timeoutMs: 30_000 });
+  return r.exitCode === 0
+    ? { name: 'strace --seccomp-bpf', ok: true, detail: 'supported (faster tracing)' }
+    : { name: 'strace --seccomp-bpf', ok: false, detail: 'not supported: tracing works but is slower', fix: `${APT} strace (version 5.3 or later)` };
+}
+
+export async function runDoctor(): Promise<Check[]> {
+  const tools = await Promise.all(TOOLS.map(toolCheck));
+  return [tools[0]!, await ptraceCheck(), await seccompCheck(), ...tools.slice(1)];
+}

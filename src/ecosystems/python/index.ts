@@ -1,0 +1,125 @@
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { EnvproofError, StepFailedError } from '../../core/errors.js';
+import { tail } from '../../core/process.js';
+import type { Dependency } from '../../core/types.js';
+import { traceRun } from '../../trace/index.js';
+import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
+import { extractPythonDeclared } from './declared.js';
+import { findPythonEntry } from './entry.js';
+import { installedDiff, pipInstall, pipList, venvDir, venvEnv, venvPython } from './pip.js';
+import { buildFileOwnerIndex, distributionsFromDirectory, sourceOfBytecode } from './record-index.js';
+
+interface PythonInstallDetails {
+  sitePackages: string[];
+  baseline: Dependency[];
+  pythonVersion: string;
+}
+
+async function exists(p: string): Promise<boolean> {
+  return access(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function createVenv(ctx: AuditContext): Promise<void> {
+  const r = await ctx.sandbox.exec({ argv: ['python3', '-m', 'venv', venvDir(ctx)], cwd: ctx.envDir, timeoutMs: 300_000, network: false });
+  if (r.exitCode !== 0) {
+    throw new StepFailedError('install', 'other', 'could not create a Python virtual environment', tail(r.stderr || r.stdout || r.spawnError || ''), 'check that python3 and its venv module are installed (`envproof doctor`)');
+  }
+}
+
+async function interpreterFacts(ctx: AuditContext): Promise<{ sitePackages: string[]; pythonVersion: string }> {
+  const code = 'import json,sysconfig,platform; p=sysconfig.get_paths(); print(json.dumps([[p["purelib"],p["platlib"]],platform.python_version()]))';
+  const r = await ctx.sandbox.exec({ argv: [venvPython(ctx), '-c', code], cwd: ctx.envDir, timeoutMs: 60_000, network: false });
+  if (r.exitCode !== 0) throw new StepFailedError('install', 'other', 'the virtual environment interpreter does not start', tail(r.stderr));
+  const [sitePackages, pythonVersion] = JSON.parse(r.stdout) as [string[], string];
+  return { sitePackages, pythonVersion };
+}
+
+/** What to hand pip: the requirements file when there is one, else the project itself (pyproject.toml). */
+async function installArgs(ctx: AuditContext, hostProjectDir: string): Promise<string[]> {
+  if (await exists(path.join(hostProjectDir, 'requirements.txt'))) return ['-r', 'requirements.txt'];
+  return ['.'];
+}
+
+/** Files a bare interpreter start opens (site, .pth files and what they import): not evidence of use. */
+async function startupFiles(ctx: AuditContext): Promise<Set<string>> {
+  const trace = await traceRun(ctx.sandbox, {
+    argv: [venvPython(ctx), '-c', 'pass'],
+    cwd: ctx.projectDir,
+    env: venvEnv(ctx),
+    timeoutMs: 60_000,
+    network: false,
+    logPath: path.posix.join(ctx.envDir, 'startup.strace'),
+  });
+  return trace.files;
+}
+
+export const pythonEcosystem: EcosystemModule = {
+  id: 'python',
+  displayName: 'Python',
+  manifestFiles: ['requirements.txt', 'pyproject.toml'],
+
+  extractDeclared: (projectDir) => extractPythonDeclared(projectDir),
+
+  async install(ctx): Promise<InstallResult> {
+    const started = performance.now();
+    await createVenv(ctx);
+    const facts = await interpreterFacts(ctx);
+    const before = await pipList(ctx);
+    const hostProject = ctx.sandbox.toHost(ctx.projectDir) ?? ctx.projectDir;
+    const args = await installArgs(ctx, hostProject);
+    ctx.progress(`pip install ${args.join(' ')}`);
+    await pipInstall(ctx, args);
+    const after = await pipList(ctx);
+    let installed = installedDiff(before, after);
+    if (args[0] === '.') {
+      const self = await distributionsFromDirectory(facts.sitePackages, ctx.projectDir, (p) => ctx.sandbox.toHost(p));
+      installed = installed.filter((d) => !self.has(d.name));
+    }
+    const details: PythonInstallDetails = { sitePackages: facts.sitePackages, baseline: before, pythonVersion: facts.pythonVersion };
+    return {
+      installed,
+      details: details as unknown as Record<string, unknown>,
+      commands: [`python3 -m venv ${venvDir(ctx)}`, `pip install ${args.join(' ')}`, 'pip list --format=json (before and after)'],
+      durationMs: performance.now() - started,
+    };
+  },
+
+  async defaultRun(ctx): Promise<RunChoice> {
+    const hostProject = ctx.sandbox.toHost(ctx.projectDir) ?? ctx.projectDir;
+    const entry = await findPythonEntry(hostProject);
+    if (!entry) {
+      throw new EnvproofError(
+        'no Python entry point found: no single top-level script, no main.py or app.py, no package with __main__.py',
+        'pass the command to trace with --run, e.g. --run "python tool.py --demo"',
+      );
+    }
+    const env = venvEnv(ctx);
+    if (entry.pythonPath) env.PYTHONPATH = path.posix.join(ctx.projectDir, entry.pythonPath);
+    return { argv: [venvPython(ctx), ...entry.args], reason: entry.reason, env };
+  },
+
+  userRun(command, ctx): RunChoice {
+    return { argv: ['/bin/sh', '-c', command], reason: '--run', env: venvEnv(ctx) };
+  },
+
+  async attribute(files, ctx, install): Promise<AttributionResult> {
+    const details = install.details as unknown as PythonInstallDetails;
+    const index = await buildFileOwnerIndex(details.sitePackages, (p) => ctx.sandbox.toHost(p));
+    const startup = await startupFiles(ctx);
+    const traced = new Map<string, Dependency>();
+    const evidence: Record<string, string[]> = {};
+    for (const file of files) {
+      if (startup.has(file) || /\.(dist|egg)-info\//.test(file)) continue;
+      const owner = index.get(file) ?? index.get(sourceOfBytecode(file) ?? '');
+      if (!owner) continue;
+      traced.set(`${owner.name}@${owner.version ?? ''}`, { name: owner.name, version: owner.version });
+      const list = (evidence[owner.name] ??= []);
+      if (list.length < 3) list.push(file);
+    }
+    return { traced: [...traced.values()].sort((a, b) => a.name.localeCompare(b.name)), evidence };
+  },
+};

@@ -1,0 +1,85 @@
+import path from 'node:path';
+import { StepFailedError } from '../../core/errors.js';
+import { pep503 } from '../../core/names.js';
+import { tail } from '../../core/process.js';
+import type { Dependency } from '../../core/types.js';
+import type { AuditContext, InstallFailureClass } from '../types.js';
+
+const INSTALL_TIMEOUT_MS = 15 * 60_000;
+
+/** Where the audit's private virtual environment lives, as seen inside the sandbox. */
+export function venvDir(ctx: AuditContext): string {
+  return path.posix.join(ctx.envDir, 'venv');
+}
+
+export function venvPython(ctx: AuditContext): string {
+  return path.posix.join(venvDir(ctx), 'bin', 'python');
+}
+
+/** Environment that makes `python`/`pip` mean the audit's venv. */
+export function venvEnv(ctx: AuditContext): Record<string, string> {
+  return {
+    VIRTUAL_ENV: venvDir(ctx),
+    PATH: `${path.posix.join(venvDir(ctx), 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+  };
+}
+
+/** `pip list --format=json` of the venv, as normalised dependencies. */
+export async function pipList(ctx: AuditContext): Promise<Dependency[]> {
+  const r = await ctx.sandbox.exec({
+    argv: [venvPython(ctx), '-m', 'pip', 'list', '--format=json', '--disable-pip-version-check'],
+    cwd: ctx.projectDir,
+    timeoutMs: 120_000,
+    network: false,
+  });
+  if (r.exitCode !== 0) {
+    throw new StepFailedError('install', 'other', 'pip list failed in the audit environment', tail(r.stderr || r.stdout));
+  }
+  let rows: unknown;
+  try {
+    rows = JSON.parse(r.stdout);
+  } catch {
+    throw new StepFailedError('install', 'other', 'pip list did not print JSON', tail(r.stdout));
+  }
+  if (!Array.isArray(rows)) throw new StepFailedError('install', 'other', 'pip list did not print a JSON array', tail(r.stdout));
+  return rows.map((row: { name: string; version: string }) => ({ name: pep503(row.name), version: row.version, id: row.name }));
+}
+
+/** Packages in `after` that are not in `before`, comparing name and version (an upgrade counts as installed). */
+export function installedDiff(before: readonly Dependency[], after: readonly Dependency[]): Dependency[] {
+  const had = new Set(before.map((d) => `${d.name}@${d.version}`));
+  return after.filter((d) => !had.has(`${d.name}@${d.version}`)).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Reads pip's own words to say what kind of install failure this was. */
+export function classifyPipFailure(output: string): InstallFailureClass {
+  if (/\(from versions: none\)/.test(output)) return 'no-such-package';
+  if (/Could not find a version that satisfies|No matching distribution found/.test(output)) return 'no-matching-version';
+  if (/Failed building wheel|Failed to build|subprocess-exited-with-error|metadata-generation-failed|error: command '.*' failed/.test(output))
+    return 'native-build-failure';
+  if (/NewConnectionError|Temporary failure in name resolution|Name or service not known|Max retries exceeded|Network is unreachable|ConnectTimeoutError/.test(output))
+    return 'network';
+  return 'other';
+}
+
+/** The line of pip's output that best says what went wrong. */
+export function pipErrorLine(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim());
+  return lines.find((l) => l.startsWith('ERROR:')) ?? lines.filter(Boolean).at(-1) ?? 'pip install failed';
+}
+
+export async function pipInstall(ctx: AuditContext, args: string[]): Promise<string> {
+  const r = await ctx.sandbox.exec({
+    argv: [venvPython(ctx), '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...args],
+    cwd: ctx.projectDir,
+    env: venvEnv(ctx),
+    timeoutMs: INSTALL_TIMEOUT_MS,
+    network: true,
+  });
+  const output = `${r.stdout}\n${r.stderr}`;
+  if (r.timedOut) throw new StepFailedError('install', 'network', 'pip install timed out', tail(output));
+  if (r.exitCode !== 0) {
+    throw new StepFailedError('install', classifyPipFailure(output), `pip install failed: ${pipErrorLine(output)}`, tail(output));
+  }
+  return output;
+}

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+
+interface Json {
+  [k: string]: any;
+}
+
+function audit(fixture: string, ...extra: string[]): { status: number | null; report: Json; stderr: string } {
+  const r = runCli(['audit', path.join(FIXTURES, fixture), '--json', '--sandbox', 'host', ...extra]);
+  let report: Json = {};
+  try {
+    report = JSON.parse(r.stdout);
+  } catch {
+    assert.fail(`audit ${fixture} printed no JSON (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  }
+  return { status: r.status, report, stderr: r.stderr };
+}
+
+const names = (layer: { name: string }[]) => layer.map((d) => d.name).sort();
+
+describe('python audit (real pip, real strace)', { concurrency: false }, () => {
+  test('import name differs from distribution; unused and lazily imported packages are phantom', () => {
+    const { status, report } = audit('py-yaml-lazy');
+    assert.equal(report.schemaVersion, 1);
+    assert.equal(report.ecosystem, 'python');
+    // PyYAML is imported as "yaml"; tabulate is never imported; colorama only on the --colour path.
+    assert.deepEqual(names(report.layers.declared), ['colorama', 'pyyaml', 'tabulate']);
+    // None of the three has dependencies of its own.
+    assert.deepEqual(names(report.layers.installed), ['colorama', 'pyyaml', 'tabulate']);
+    assert.deepEqual(names(report.layers.traced), ['pyyaml']);
+    assert.deepEqual(report.layers.traced[0].version, '6.0.2');
+    assert.deepEqual(report.gaps.phantom, ['colorama', 'tabulate']);
+    assert.deepEqual(report.gaps.hidden, []);
+    assert.deepEqual(report.gaps.bloat, ['colorama', 'tabulate']);
+    assert.equal(report.metrics.precision, 1 / 3);
+    assert.equal(report.metrics.recall, 1);
+    assert.equal(report.run.success, true);
+    assert.match(report.run.reason, /main\.py/);
+    assert.equal(status, 1, 'phantom dependencies are findings');
+  });
+
+  test('the lazy import is traced when the run takes its path', () => {
+    const { report } = audit('py-yaml-lazy', '--run', 'python main.py --colour');
+    assert.deepEqual(names(report.layers.traced), ['colorama', 'pyyaml']);
+    assert.equal(report.run.reason, '--run');
+    assert.deepEqual(report.gaps.phantom, ['tabulate']);
+  });
+
+  test('the paper worked example: pandas alone installs six packages (inflation 6.0)', () => {
+    const { report } = audit('py-pandas', '--keep');
+    try {
+      assert.deepEqual(names(report.layers.declared), ['pandas']);
+      assert.deepEqual(report.otherDeclared.constraints?.length, 6, 'constraints are reported, not declared');
+      assert.deepEqual(names(report.layers.installed), ['numpy', 'pandas', 'python-dateutil', 'pytz', 'six', 'tzdata']);
+      assert.equal(report.metrics.inflation, 6);
+      // pandas imports its hard dependencies numpy, pytz and dateutil at import time; dateutil.tz imports six.
+      // tzdata is only a fallback for zoneinfo and is not imported here.
+      const expectedTraced = ['numpy', 'pandas', 'python-dateutil', 'pytz', 'six'];
+      assert.deepEqual(names(report.layers.traced), expectedTraced);
+      assert.deepEqual(report.gaps.hidden, ['numpy', 'python-dateutil', 'pytz', 'six']);
+      assert.deepEqual(report.gaps.bloat, ['tzdata']);
+
+      // Second route to D3: the distributions of the modules the interpreter has loaded (sys.modules).
+      const python = path.join(report.workDir, 'env', 'venv', 'bin', 'python');
+      const probe = [
+        'import runpy, sys, importlib.metadata as md',
+        'runpy.run_path("main.py", run_name="__main__")',
+        'owners = md.packages_distributions()',
+        'dists = {d for m in list(sys.modules) for d in owners.get(m.split(".")[0], [])}',
+        'print(",".join(sorted(d.lower().replace("_", "-") for d in dists)))',
+      ].join('\n');
+      const r = spawnSync(python, ['-c', probe], { cwd: path.join(report.workDir, 'project'), encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(r.stdout.trim().split('\n').at(-1)!.split(','), expectedTraced);
+    } finally {
+      if (report.workDir) rmSync(report.workDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a crashing program: layers are still reported and run.success is false', () => {
+    const { status, report } = audit('py-crash');
+    assert.equal(report.run.success, false);
+    assert.equal(report.run.exitCode, 1);
+    assert.match(report.run.outputTail, /crashes on purpose/);
+    assert.deepEqual(names(report.layers.traced), ['pyyaml']);
+    assert.equal(status, 1);
+  });
+
+  test('a hanging program is killed at the timeout, with its whole process tree', () => {
+    const { report } = audit('py-hang', '--timeout', '3');
+    assert.equal(report.run.timedOut, true);
+    assert.equal(report.run.success, false);
+    const pid = Number(/child-pid (\d+)/.exec(report.run.outputTail)?.[1]);
+    assert.ok(pid > 0, `the program printed its child's pid: ${report.run.outputTail}`);
+    assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the child in its own session is gone too');
+  });
+});
+
+describe('python audit: bad input', () => {
+  test('no manifest', () => {
+    const r = runCli(['audit', path.join(FIXTURES, 'py-no-manifest'), '--sandbox', 'host']);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /no manifest found/);
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
+  });
+
+  test('a binary requirements file', () => {
+    const r = runCli(['audit', path.join(FIXTURES, 'py-binary-manifest'), '--sandbox', 'host']);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /requirements\.txt/);
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
+  });
+
+  test('a package that does not exist in the registry', () => {
+    const { status, report } = audit('py-missing-package');
+    assert.equal(status, 2);
+    assert.equal(report.error.step, 'install');
+    assert.equal(report.error.class, 'no-such-package');
+    assert.match(report.error.message, /envproof-this-package-does-not-exist-7f3a/);
+  });
+
+  test('a path that does not exist', () => {
+    const r = runCli(['audit', path.join(FIXTURES, 'does-not-exist'), '--sandbox', 'host']);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /no such directory/);
+  });
+});
