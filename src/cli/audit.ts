@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import { runAudit } from '../audit/audit.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport } from '../audit/report.js';
 import { EnvproofError, StepFailedError, UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS } from '../core/types.js';
@@ -46,6 +45,8 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; json?: boolean; keep?: boolean; quiet?: boolean }) => {
       const failOn = parseFailOn(o.failOn);
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
+      // Loaded on use, so other commands start without the audit machinery.
+      const { runAudit } = await import('../audit/audit.js');
       let report: AuditReport;
       try {
         report = await runAudit({
