@@ -36,7 +36,7 @@ const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME 
 
 async function toolCheck(t: ToolSpec): Promise<Check> {
   const r = await runProcess(t.argv, { env: ENV, timeoutMs: 30_000 });
-  const m = t.version.exec(`${r.stdout}\n${r.stderr}`);
+  const m = t.version.exec(`${r.stdout}\n${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, ''));
   if (r.exitCode === 0 && m) return { name: t.name, ok: true, detail: m[1]! };
   return { name: t.name, ok: false, detail: r.spawnError ? 'not found' : `does not work (exit ${r.exitCode})`, fix: t.fix };
 }
