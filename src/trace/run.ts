@@ -1,0 +1,78 @@
+/** `traceRun`: runs a program under strace inside a sandbox and reports what it opened and executed. */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { EnvproofError } from '../core/errors.js';
+import { tail } from '../core/process.js';
+import type { ExecResult } from '../sandbox/types.js';
+import { parseStraceLog, type ParsedTrace } from './parse.js';
+import { killLeftovers, RUN_MARKER_VARIABLE, ticksSinceBoot } from './reap.js';
+import { straceArgv, straceFeatures } from './strace.js';
+import { withSymlinkTargets } from './symlinks.js';
+import type { Tracer } from './types.js';
+
+/** How often, once the run is past its time limit, processes that escaped the group kill are looked for. */
+const STRAGGLER_CHECK_MS = 1000;
+
+export const traceRun: Tracer = async (sandbox, req) => {
+  const { logPath, ...exec } = req;
+  const hostLog = sandbox.toHost(logPath);
+  if (hostLog === null) {
+    throw new EnvproofError(`the strace log path ${logPath} is not visible from the host`, 'put the log in the sandbox work directory');
+  }
+  const features = await straceFeatures(sandbox);
+  const marker = randomUUID();
+  // Log pids are host pids only when the sandbox shares the host's pid space.
+  const startedAt = sandbox.backend === 'host' ? await ticksSinceBoot() : null;
+  const started = Date.now();
+  // A process that left the process group keeps the output pipes open, so the exec would not return at
+  // its time limit: once past it, kill such processes.
+  const stragglers = setInterval(() => {
+    if (Date.now() - started > exec.timeoutMs) void killLeftovers(marker);
+  }, STRAGGLER_CHECK_MS);
+  let run: ExecResult;
+  try {
+    run = await sandbox.exec({
+      ...exec,
+      argv: straceArgv(features, logPath, exec.argv),
+      env: { ...exec.env, [RUN_MARKER_VARIABLE]: marker },
+    });
+  } finally {
+    clearInterval(stragglers);
+  }
+  let parsed: ParsedTrace | undefined;
+  try {
+    if (run.spawnError || !existsSync(hostLog)) {
+      throw new EnvproofError(
+        `strace did not run in the ${sandbox.backend} sandbox${run.spawnError ? `: ${run.spawnError}` : ' (it wrote no log)'}`,
+        'check that strace is installed there and that the log directory is writable',
+        tail(run.stderr),
+      );
+    }
+    parsed = await parseStraceLog(hostLog, exec.cwd);
+  } finally {
+    await killLeftovers(marker, parsed && startedAt !== null ? [...parsed.pids] : [], startedAt);
+  }
+  return {
+    run: programOutcome(run, parsed),
+    files: withSymlinkTargets(parsed.files, (p) => sandbox.toHost(p)),
+    execs: parsed.execs,
+    lines: parsed.lines,
+    seccompBpf: features.seccompBpf,
+  };
+};
+
+/**
+ * The traced program's own outcome. strace exits with the program's code and re-raises its fatal signal,
+ * but a sandbox wrapper may turn that signal into 128+n; the log's `+++ killed by SIGx +++` says which.
+ */
+function programOutcome(run: ExecResult, parsed: ParsedTrace): ExecResult {
+  if (run.timedOut) return run;
+  if (parsed.rootPid === null) {
+    // strace could not start the program (e.g. "strace: Can't stat 'x': No such file or directory").
+    const reason = run.stderr.split('\n').find((l) => l.startsWith('strace: ')) ?? 'strace could not start the program';
+    return { ...run, exitCode: null, signal: null, spawnError: reason };
+  }
+  const end = parsed.rootEnd;
+  if (!end) return run;
+  return end.kind === 'exited' ? { ...run, exitCode: end.code, signal: null } : { ...run, exitCode: null, signal: end.signal };
+}

@@ -1,0 +1,64 @@
+/**
+ * Symlink resolution of paths as the sandboxed program saw them. Each component is looked up on the host
+ * through `toHost` and links are followed in the inside view, so an absolute link inside a root
+ * filesystem points into that root filesystem, not into the host's.
+ */
+import { lstatSync, readlinkSync } from 'node:fs';
+import { parentOf, resolveAgainst } from './paths.js';
+
+/** Linux gives up after 40 links in one lookup (ELOOP); so do we. */
+const MAX_LINKS = 40;
+
+/** The target of a symlink; null when the path is anything else or cannot be read. */
+function linkTarget(hostPath: string): string | null {
+  try {
+    return lstatSync(hostPath, { throwIfNoEntry: false })?.isSymbolicLink() ? readlinkSync(hostPath) : null;
+  } catch {
+    return null;
+  }
+}
+
+export class InsideRealpath {
+  /** Resolved form of each inside path looked up so far; null when it cannot be resolved from the host. */
+  private readonly memo = new Map<string, string | null>();
+
+  constructor(private readonly toHost: (insidePath: string) => string | null) {}
+
+  /**
+   * The path with every symlink resolved, or null when some component is not visible from the host.
+   * A missing last component (a file deleted since) resolves to itself under its resolved directory.
+   */
+  resolve(insidePath: string): string | null {
+    return this.lookup(insidePath, 0);
+  }
+
+  private lookup(p: string, links: number): string | null {
+    if (p === '/') return '/';
+    const known = this.memo.get(p);
+    if (known !== undefined) return known;
+    const dir = this.lookup(parentOf(p), links);
+    let result: string | null = null;
+    if (dir !== null) {
+      const candidate = resolveAgainst(dir, p.slice(p.lastIndexOf('/') + 1));
+      const host = this.toHost(candidate);
+      const target = host === null ? null : linkTarget(host);
+      if (host === null) result = null;
+      else if (target !== null && links < MAX_LINKS) result = this.lookup(resolveAgainst(dir, target), links + 1);
+      else result = candidate;
+    }
+    this.memo.set(p, result);
+    return result;
+  }
+}
+
+/** The paths, plus the symlink-resolved form of each where it differs and can be resolved. */
+export function withSymlinkTargets(paths: Iterable<string>, toHost: (insidePath: string) => string | null): Set<string> {
+  const realpath = new InsideRealpath(toHost);
+  const out = new Set<string>();
+  for (const p of paths) {
+    out.add(p);
+    const real = realpath.resolve(p);
+    if (real !== null) out.add(real);
+  }
+  return out;
+}
