@@ -1,0 +1,402 @@
+/**
+ * The paper's figures (Figs. 4–10) as Vega-Lite specifications built from the aggregate model. Pure: no
+ * rendering here (charts-render.ts does that). A figure whose data is absent becomes a `MissingFigure` that
+ * says why, so the report never shows an empty or broken chart.
+ */
+import type { TopLevelSpec } from 'vega-lite';
+import type { EcosystemId } from '../core/types.js';
+import { ALL_AGENTS, type AggregateReport, type RepairBucket } from '../metrics/aggregate.js';
+
+export interface ChartFigure {
+  kind: 'chart';
+  /** `fig4` … `fig10`, also the HTML anchor. */
+  id: string;
+  title: string;
+  caption: string;
+  spec: TopLevelSpec;
+}
+
+export interface MissingFigure {
+  kind: 'missing';
+  id: string;
+  title: string;
+  /** One sentence: why the figure cannot be drawn from this data. */
+  reason: string;
+}
+
+export type Figure = ChartFigure | MissingFigure;
+
+const LANGUAGE_LABELS: Record<EcosystemId, string> = {
+  python: 'Python',
+  java: 'Java',
+  javascript: 'JavaScript',
+  cpp: 'C++',
+};
+
+export function languageLabel(language: EcosystemId): string {
+  return LANGUAGE_LABELS[language];
+}
+
+const REPAIR_BUCKET_LABELS: Record<RepairBucket, string> = {
+  '0': 'first attempt (k = 0)',
+  '1-3': 'k = 1–3',
+  '4-7': 'k = 4–7',
+  '8-10': 'k = 8–10',
+  failed: 'not converged',
+  unknown: 'repaired, depth unknown',
+};
+const REPAIR_BUCKET_COLORS: Record<RepairBucket, string> = {
+  '0': '#1a9850',
+  '1-3': '#91cf60',
+  '4-7': '#fee08b',
+  '8-10': '#fc8d59',
+  failed: '#d73027',
+  unknown: '#bdbdbd',
+};
+
+/** Shared look: readable sizes, white background (the SVG is embedded as is). */
+const CONFIG = {
+  background: 'white',
+  font: 'Helvetica, Arial, sans-serif',
+  axis: { labelFontSize: 11, titleFontSize: 12 },
+  legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 320 },
+  title: { fontSize: 13 },
+  view: { stroke: null },
+} as const;
+
+function chart(id: string, title: string, caption: string, spec: Record<string, unknown>): ChartFigure {
+  return { kind: 'chart', id, title, caption, spec: { config: CONFIG, ...spec } as TopLevelSpec };
+}
+
+function missing(id: string, title: string, reason: string): MissingFigure {
+  return { kind: 'missing', id, title, reason };
+}
+
+/** Sort order of the language axis: the paper's order, as display labels. */
+function languageSort(report: AggregateReport): string[] {
+  return report.languages.map(languageLabel);
+}
+
+const FIG4 = 'Figure 4 — First-attempt success by agent and language';
+const FIG5 = 'Figure 5 — Repair depth to convergence';
+const FIG6 = 'Figure 6 — Protocol convergence by language';
+const FIG7 = 'Figure 7 — Phantom, hidden and bloat rates';
+const FIG8 = 'Figure 8 — Environment growth: inflation ratio ρ = |D2| / |D1|';
+const FIG9 = 'Figure 9 — Cross-agent agreement on declared dependencies';
+const FIG10 = 'Figure 10 — Protocol convergence by task domain';
+
+/** A heatmap with the value written in each cell. */
+function heatmap(opts: {
+  values: Record<string, unknown>[];
+  x: { field: string; title: string; sort: string[] };
+  y: { field: string; title: string; sort: string[] };
+  value: { field: string; title: string; domain: [number, number]; format: string };
+}): Record<string, unknown> {
+  const x = { field: opts.x.field, type: 'nominal', title: opts.x.title, sort: opts.x.sort, axis: { labelAngle: 0 } };
+  const y = { field: opts.y.field, type: 'nominal', title: opts.y.title, sort: opts.y.sort };
+  return {
+    data: { values: opts.values },
+    width: { step: 90 },
+    height: { step: 36 },
+    encoding: { x, y },
+    layer: [
+      {
+        mark: { type: 'rect', stroke: 'white', strokeWidth: 1 },
+        encoding: {
+          color: {
+            field: opts.value.field,
+            type: 'quantitative',
+            title: opts.value.title,
+            scale: { domain: opts.value.domain, range: ['#e34a33', '#fee08b', '#66bd63'] },
+          },
+        },
+      },
+      {
+        mark: { type: 'text', fontSize: 12 },
+        encoding: { text: { field: opts.value.field, type: 'quantitative', format: opts.value.format } },
+      },
+    ],
+  };
+}
+
+export function firstAttemptGrid(report: AggregateReport): Figure {
+  const values = report.convergence
+    .filter((r) => r.agent !== ALL_AGENTS && r.sr0Pct !== null)
+    .map((r) => ({ agent: r.agent, language: languageLabel(r.language), sr0: r.sr0Pct, n: r.n }));
+  if (values.length === 0) return missing('fig4', FIG4, 'No primary runs, so there is no first-attempt success to show.');
+  return chart(
+    'fig4',
+    FIG4,
+    'Share of primary runs whose first attempt (M(0), C(0)) installed, built and ran successfully, per agent and language.',
+    heatmap({
+      values,
+      x: { field: 'language', title: 'Language', sort: languageSort(report) },
+      y: { field: 'agent', title: 'Agent', sort: report.agents },
+      value: { field: 'sr0', title: 'SR(0) %', domain: [0, 100], format: '.0f' },
+    }),
+  );
+}
+
+export function repairDepth(report: AggregateReport): Figure {
+  const rows = report.repairBuckets.filter((r) => r.agent !== ALL_AGENTS);
+  if (rows.length === 0) return missing('fig5', FIG5, 'No primary runs, so there are no repair depths to show.');
+  const unknown = rows.reduce((s, r) => s + r.counts.unknown, 0);
+  const known = rows.reduce((s, r) => s + r.counts['1-3'] + r.counts['4-7'] + r.counts['8-10'], 0);
+  if (unknown > 0 && known === 0) {
+    return missing(
+      'fig5',
+      FIG5,
+      `The data does not record how many repair rounds each run needed (${unknown} repaired runs of unknown depth), ` +
+        'so the repair-depth buckets cannot be drawn; Figure 6 shows first-attempt and final success instead.',
+    );
+  }
+  const buckets = (Object.keys(REPAIR_BUCKET_LABELS) as RepairBucket[]).filter(
+    (b) => b !== 'unknown' || unknown > 0,
+  );
+  const values = rows.flatMap((r) =>
+    buckets
+      .filter((b) => r.counts[b] > 0)
+      .map((b) => ({
+        agent: r.agent,
+        language: languageLabel(r.language),
+        bucket: REPAIR_BUCKET_LABELS[b],
+        order: buckets.indexOf(b),
+        runs: r.counts[b],
+        share: (100 * r.counts[b]) / r.n,
+      })),
+  );
+  return chart(
+    'fig5',
+    FIG5,
+    'Per agent and language, the share of primary runs by the number of repair rounds k they needed to run successfully.',
+    {
+      data: { values },
+      facet: { column: { field: 'agent', type: 'nominal', title: 'Agent', sort: report.agents } },
+      spec: {
+        width: { step: 44 },
+        height: 220,
+        mark: { type: 'bar' },
+        encoding: {
+          x: { field: 'language', type: 'nominal', title: 'Language', sort: languageSort(report), axis: { labelAngle: -30 } },
+          y: { field: 'share', type: 'quantitative', title: 'Share of runs (%)', stack: 'zero', scale: { domain: [0, 100] } },
+          color: {
+            field: 'bucket',
+            type: 'nominal',
+            title: 'Repair rounds',
+            sort: buckets.map((b) => REPAIR_BUCKET_LABELS[b]),
+            scale: { domain: buckets.map((b) => REPAIR_BUCKET_LABELS[b]), range: buckets.map((b) => REPAIR_BUCKET_COLORS[b]) },
+          },
+          order: { field: 'order', type: 'quantitative' },
+          tooltip: [{ field: 'runs', type: 'quantitative', title: 'runs' }],
+        },
+      },
+    },
+  );
+}
+
+interface ConvergencePoint {
+  category: string;
+  agent: string;
+  sr0: number;
+  final: number;
+}
+
+/** Figs. 6 and 10: per category and agent, a solid SR(0) bar topped by a pale "repair gain" up to the final SR. */
+function convergenceBars(points: ConvergencePoint[], category: { title: string; sort: string[]; labelAngle: number }, agents: string[]) {
+  const SR0 = 'SR(0) first attempt';
+  const GAIN = 'repair gain (final SR − SR(0))';
+  const values = points.flatMap((p) => [
+    { category: p.category, agent: p.agent, part: SR0, order: 0, value: p.sr0 },
+    { category: p.category, agent: p.agent, part: GAIN, order: 1, value: Math.max(0, p.final - p.sr0) },
+  ]);
+  return {
+    data: { values },
+    width: { step: 18 },
+    height: 240,
+    mark: { type: 'bar' },
+    encoding: {
+      x: { field: 'category', type: 'nominal', title: category.title, sort: category.sort, axis: { labelAngle: category.labelAngle } },
+      xOffset: { field: 'agent', type: 'nominal', sort: agents },
+      y: { field: 'value', type: 'quantitative', title: 'Success rate (%)', stack: 'zero', scale: { domain: [0, 100] } },
+      color: { field: 'agent', type: 'nominal', title: 'Agent', sort: agents },
+      opacity: {
+        field: 'part',
+        type: 'nominal',
+        title: 'Bar part',
+        sort: [SR0, GAIN],
+        scale: { domain: [SR0, GAIN], range: [1, 0.35] },
+      },
+      order: { field: 'order', type: 'quantitative' },
+    },
+  };
+}
+
+export function convergenceByLanguage(report: AggregateReport): Figure {
+  const points = report.convergence
+    .filter((r) => r.agent !== ALL_AGENTS && r.sr0Pct !== null && r.finalSrPct !== null)
+    .map((r) => ({ category: languageLabel(r.language), agent: r.agent, sr0: r.sr0Pct!, final: r.finalSrPct! }));
+  if (points.length === 0) return missing('fig6', FIG6, 'No primary runs, so there is no convergence to show.');
+  return chart(
+    'fig6',
+    FIG6,
+    'Solid bars: first-attempt success SR(0); pale extensions: what self-repair added up to the final success rate SR(≤k).',
+    convergenceBars(points, { title: 'Language', sort: languageSort(report), labelAngle: 0 }, report.agents),
+  );
+}
+
+export function mismatchRates(report: AggregateReport): Figure {
+  const metrics = [
+    ['phantom', 'Phantom φ = |D1∖D3| / |D1|'],
+    ['hidden', 'Hidden η = |D3∖D1| / |D3|'],
+    ['bloat', 'Bloat β = |D2∖D3| / |D2|'],
+  ] as const;
+  const values = report.mismatch
+    .filter((r) => r.agent === ALL_AGENTS && r.n > 0)
+    .flatMap((r) =>
+      metrics.flatMap(([key, label]) => {
+        const rate = r[key];
+        return rate === null ? [] : [{ language: languageLabel(r.language), metric: label, rate, n: r.n }];
+      }),
+    );
+  if (values.length === 0) return missing('fig7', FIG7, 'No successful primary runs, so there are no dependency sets to compare.');
+  const labels = metrics.map(([, label]) => label);
+  return chart(
+    'fig7',
+    FIG7,
+    'Mean per-project rates over successful primary runs, agents pooled; a rate whose denominator set is empty counts as 0.',
+    {
+      data: { values },
+      width: { step: 28 },
+      height: 240,
+      mark: { type: 'bar' },
+      encoding: {
+        x: { field: 'language', type: 'nominal', title: 'Language', sort: languageSort(report), axis: { labelAngle: 0 } },
+        xOffset: { field: 'metric', type: 'nominal', sort: labels },
+        y: { field: 'rate', type: 'quantitative', title: 'Mean rate', scale: { domain: [0, 1] } },
+        color: {
+          field: 'metric',
+          type: 'nominal',
+          title: 'Rate',
+          sort: labels,
+          scale: { domain: labels, range: ['#7570b3', '#d95f02', '#1b9e77'] },
+        },
+      },
+    },
+  );
+}
+
+export function inflationDistribution(report: AggregateReport): Figure {
+  const pooled = report.inflation.filter((r) => r.agent === ALL_AGENTS);
+  // A deterministic spread (golden-ratio sequence) keeps equal ratios from hiding each other.
+  const values = pooled.flatMap((r) =>
+    r.ratios
+      .filter((rho) => rho > 0)
+      .map((rho, i) => ({ language: languageLabel(r.language), rho, jitter: ((i * 0.618034) % 1) * 1.2 - 0.6 })),
+  );
+  if (values.length === 0) {
+    return missing(
+      'fig8',
+      FIG8,
+      'No successful primary run has both a non-zero declared count and an installed count, so there is no inflation ratio to plot.',
+    );
+  }
+  const zeros = pooled.reduce((s, r) => s + r.ratios.filter((rho) => rho <= 0).length, 0);
+  const medians = pooled
+    .filter((r) => r.median !== null && r.median > 0)
+    .map((r) => `${languageLabel(r.language)} ${formatRatio(r.median!)}`)
+    .join(', ');
+  const x = { field: 'language', type: 'nominal', title: 'Language', sort: languageSort(report), axis: { labelAngle: 0 } };
+  const y = {
+    field: 'rho',
+    type: 'quantitative',
+    title: 'Inflation ratio ρ (log scale)',
+    scale: { type: 'log' },
+    axis: { values: logTicks(values.map((v) => v.rho)), labelExpr: "datum.label + '×'" },
+  };
+  return chart(
+    'fig8',
+    FIG8,
+    `Each box summarises the per-project ρ of successful primary runs (agents pooled; whiskers at min and max), each dot is one project. ` +
+      `Medians: ${medians}.` +
+      (zeros > 0 ? ` ${zeros} project(s) with ρ = 0 cannot be shown on a log scale and are left out.` : ''),
+    {
+      data: { values },
+      width: { step: 90 },
+      height: 260,
+      encoding: { x, y },
+      layer: [
+        { mark: { type: 'boxplot', extent: 'min-max', opacity: 0.5, size: 40, median: { color: 'black' } } },
+        {
+          mark: { type: 'point', filled: true, size: 24, opacity: 0.6, color: '#333' },
+          encoding: { xOffset: { field: 'jitter', type: 'quantitative', scale: { domain: [-1, 1] } } },
+        },
+      ],
+    },
+  );
+}
+
+/** 1-2-5 ticks covering the values (1×, 2×, 5×, 10×, …), as in the paper's Figure 8. */
+export function logTicks(values: readonly number[]): number[] {
+  const lo = Math.floor(Math.log10(Math.min(...values)));
+  const hi = Math.ceil(Math.log10(Math.max(...values)));
+  const ticks: number[] = [];
+  for (let e = lo; e <= hi; e++) for (const m of [1, 2, 5]) ticks.push(Number((m * 10 ** e).toPrecision(1)));
+  return ticks.filter((t) => t <= 10 ** hi);
+}
+
+function formatRatio(value: number): string {
+  return `${Number(value.toFixed(2))}×`;
+}
+
+export function crossAgentAgreement(report: AggregateReport): Figure {
+  const values = report.crossAgent
+    .filter((r) => r.meanJaccard !== null && r.nTasks > 0)
+    .map((r) => ({ pair: r.pair, language: languageLabel(r.language), jaccard: r.meanJaccard, n: r.nTasks }));
+  if (values.length === 0) {
+    return missing(
+      'fig9',
+      FIG9,
+      'No task was solved successfully by two different agents in the same language, so there is no pair to compare.',
+    );
+  }
+  const pairs = [...new Set(values.map((v) => v.pair))];
+  return chart(
+    'fig9',
+    FIG9,
+    'Mean Jaccard similarity of two agents’ declared sets D1 for the same task and language (both runs successful); 1 = identical, 0 = disjoint.',
+    heatmap({
+      values,
+      x: { field: 'language', title: 'Language', sort: languageSort(report) },
+      y: { field: 'pair', title: 'Agent pair', sort: pairs },
+      value: { field: 'jaccard', title: 'Mean Jaccard', domain: [0, 1], format: '.3f' },
+    }),
+  );
+}
+
+export function convergenceByDomain(report: AggregateReport): Figure {
+  const points = report.domainConvergence
+    .filter((r) => r.agent !== ALL_AGENTS && r.sr0Pct !== null && r.finalSrPct !== null)
+    .map((r) => ({ category: r.domain, agent: r.agent, sr0: r.sr0Pct!, final: r.finalSrPct! }));
+  if (points.length === 0) {
+    return missing('fig10', FIG10, 'The runs’ tasks have no known domain (no task list was loaded), so convergence cannot be grouped by domain.');
+  }
+  return chart(
+    'fig10',
+    FIG10,
+    'As Figure 6, per task domain, pooled over languages.',
+    convergenceBars(points, { title: 'Task domain', sort: report.domains, labelAngle: -30 }, report.agents),
+  );
+}
+
+/** Figures 4–10 in the paper's order. */
+export function buildFigures(report: AggregateReport): Figure[] {
+  return [
+    firstAttemptGrid(report),
+    repairDepth(report),
+    convergenceByLanguage(report),
+    mismatchRates(report),
+    inflationDistribution(report),
+    crossAgentAgreement(report),
+    convergenceByDomain(report),
+  ];
+}
