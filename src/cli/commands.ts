@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerAudit } from './audit.js';
 import { registerDoctor } from './doctor.js';
+import { registerImport } from './import.js';
 
 /** Sets the process exit code of the command that ran. */
 export type SetExitCode = (code: number) => void;
@@ -9,4 +10,5 @@ export type SetExitCode = (code: number) => void;
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {
   registerAudit(program, setExitCode);
   registerDoctor(program, setExitCode);
+  registerImport(program, setExitCode);
 }

@@ -1,0 +1,241 @@
+/**
+ * The results store: one SQLite file in WAL mode (docs/store.md). Imported runs and `envproof run`'s runs share
+ * the `runs` table; `attempts` holds every round of envproof's own runs.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { EnvproofError, errorMessage } from '../core/errors.js';
+import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
+import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
+import { SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
+import type { AttemptRecord, RunKey, StoredRun } from './types.js';
+
+export const DEFAULT_STORE = 'envproof.db';
+
+interface RunRow {
+  source: string;
+  agent: string;
+  language: string;
+  task_id: string;
+  trial: number;
+  is_primary: number;
+  first_success: number;
+  final_success: number;
+  repair_depth: number | null;
+  initial_error_type: string | null;
+  d1: string;
+  d2: string;
+  d3: string;
+  claimed_count: number | null;
+  transitive_count: number | null;
+  raw: string | null;
+  origin: string | null;
+}
+
+const UPSERT_RUN = `
+INSERT INTO runs (source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
+                  initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at)
+VALUES (@source, @agent, @language, @task_id, @trial, @is_primary, @first_success, @final_success, @repair_depth,
+        @initial_error_type, @d1, @d2, @d3, @claimed_count, @transitive_count, @raw, @origin, @updated_at)
+ON CONFLICT (source, agent, language, task_id, trial) DO UPDATE SET
+  is_primary = excluded.is_primary, first_success = excluded.first_success, final_success = excluded.final_success,
+  repair_depth = excluded.repair_depth, initial_error_type = excluded.initial_error_type, d1 = excluded.d1,
+  d2 = excluded.d2, d3 = excluded.d3, claimed_count = excluded.claimed_count,
+  transitive_count = excluded.transitive_count, raw = excluded.raw, origin = excluded.origin,
+  updated_at = excluded.updated_at
+RETURNING id`;
+
+function toRow(run: StoredRun, now: string): RunRow & { updated_at: string } {
+  return {
+    source: run.source,
+    agent: run.agent,
+    language: run.language,
+    task_id: run.taskId,
+    trial: run.trial,
+    is_primary: run.primary ? 1 : 0,
+    first_success: run.firstSuccess ? 1 : 0,
+    final_success: run.finalSuccess ? 1 : 0,
+    repair_depth: run.repairDepth,
+    initial_error_type: run.initialErrorType,
+    d1: JSON.stringify(run.declared),
+    d2: JSON.stringify(run.installed),
+    d3: JSON.stringify(run.traced),
+    claimed_count: run.claimedCount,
+    transitive_count: run.transitiveCount,
+    raw: run.raw ? JSON.stringify(run.raw) : null,
+    origin: run.origin ?? null,
+    updated_at: now,
+  };
+}
+
+function fromRow(row: RunRow): StoredRun {
+  return {
+    source: row.source as RunSource,
+    agent: row.agent,
+    language: row.language as EcosystemId,
+    taskId: row.task_id,
+    trial: row.trial,
+    primary: row.is_primary === 1,
+    firstSuccess: row.first_success === 1,
+    finalSuccess: row.final_success === 1,
+    repairDepth: row.repair_depth,
+    initialErrorType: row.initial_error_type,
+    declared: JSON.parse(row.d1) as string[],
+    installed: JSON.parse(row.d2) as string[],
+    traced: JSON.parse(row.d3) as string[],
+    claimedCount: row.claimed_count,
+    transitiveCount: row.transitive_count,
+    raw: row.raw === null ? null : (JSON.parse(row.raw) as Record<string, string>),
+    origin: row.origin,
+  };
+}
+
+export class ResultsStore {
+  private constructor(
+    readonly file: string,
+    private readonly db: Database.Database,
+  ) {}
+
+  /** Opens (creating if needed) the store at `file`. `readonly` refuses to create one. */
+  static open(file: string, opts: { readonly?: boolean } = {}): ResultsStore {
+    let db: Database.Database;
+    try {
+      if (!opts.readonly) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    } catch (err) {
+      throw new EnvproofError(
+        `cannot open the results store ${file}: ${errorMessage(err)}`,
+        opts.readonly ? 'Import data first (envproof import envgap-csv <dir>) or pass --store <path>.' : undefined,
+      );
+    }
+    const store = new ResultsStore(file, db);
+    store.migrate(opts.readonly ?? false);
+    return store;
+  }
+
+  private migrate(readonly: boolean): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      this.db.close();
+      throw new EnvproofError(
+        `${this.file} has store schema version ${version}; this envproof knows up to ${SCHEMA_VERSION}`,
+        'Upgrade envproof.',
+      );
+    }
+    if (readonly) {
+      if (version !== SCHEMA_VERSION) {
+        this.db.close();
+        throw new EnvproofError(`${this.file} is not an envproof results store (schema version ${version})`);
+      }
+      return;
+    }
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('foreign_keys = ON');
+    if (version === 0) {
+      this.db.transaction(() => {
+        this.db.exec(SCHEMA_V1);
+        this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      })();
+    }
+  }
+
+  /** Inserts or replaces (same source, agent, language, task, trial) all runs and tasks in one transaction. */
+  replaceRuns(runs: readonly StoredRun[], tasks: readonly TaskInfo[] = []): void {
+    const upsertRun = this.db.prepare(UPSERT_RUN);
+    const upsertTask = this.db.prepare(
+      `INSERT INTO tasks (id, title, domain, complexity) VALUES (@id, @title, @domain, @complexity)
+       ON CONFLICT (id) DO UPDATE SET title = excluded.title, domain = excluded.domain, complexity = excluded.complexity`,
+    );
+    const now = new Date().toISOString();
+    this.db.transaction(() => {
+      for (const t of tasks) upsertTask.run({ id: t.id, title: t.title ?? null, domain: t.domain, complexity: t.complexity ?? null });
+      for (const r of runs) upsertRun.run(toRow(r, now));
+    })();
+  }
+
+  /** Writes one run and its attempts (replacing any earlier attempts of the same run); returns the run's id. */
+  putRun(run: StoredRun, attempts: readonly AttemptRecord[] = []): number {
+    const insertAttempt = this.db.prepare(
+      `INSERT OR REPLACE INTO attempts (run_id, attempt, tree_hash, manifest_path, manifest, success, error_class,
+         error_tail, started_at, duration_ms, tokens_in, tokens_out, cost_usd)
+       VALUES (@run_id, @attempt, @tree_hash, @manifest_path, @manifest, @success, @error_class, @error_tail,
+         @started_at, @duration_ms, @tokens_in, @tokens_out, @cost_usd)`,
+    );
+    return this.db.transaction(() => {
+      const { id } = this.db.prepare(UPSERT_RUN).get(toRow(run, new Date().toISOString())) as { id: number };
+      for (const a of attempts) {
+        insertAttempt.run({
+          run_id: id,
+          attempt: a.attempt,
+          tree_hash: a.treeHash,
+          manifest_path: a.manifestPath,
+          manifest: a.manifest,
+          success: a.success ? 1 : 0,
+          error_class: a.errorClass,
+          error_tail: a.errorTail,
+          started_at: a.startedAt,
+          duration_ms: a.durationMs,
+          tokens_in: a.tokensIn,
+          tokens_out: a.tokensOut,
+          cost_usd: a.costUsd,
+        });
+      }
+      return id;
+    })();
+  }
+
+  runs(): StoredRun[] {
+    const rows = this.db
+      .prepare('SELECT * FROM runs ORDER BY source, agent, language, trial, task_id')
+      .all() as RunRow[];
+    return rows.map((row) => {
+      if (!(ECOSYSTEM_IDS as readonly string[]).includes(row.language)) {
+        throw new EnvproofError(`${this.file}: run of unknown language ${row.language}`);
+      }
+      return fromRow(row);
+    });
+  }
+
+  attempts(key: RunKey): AttemptRecord[] {
+    const rows = this.db
+      .prepare(
+        `SELECT a.* FROM attempts a JOIN runs r ON r.id = a.run_id
+         WHERE r.source = ? AND r.agent = ? AND r.language = ? AND r.task_id = ? AND r.trial = ? ORDER BY a.attempt`,
+      )
+      .all(key.source, key.agent, key.language, key.taskId, key.trial) as Record<string, unknown>[];
+    return rows.map((a) => ({
+      attempt: a.attempt as number,
+      treeHash: a.tree_hash as string | null,
+      manifestPath: a.manifest_path as string | null,
+      manifest: a.manifest as string | null,
+      success: a.success === 1,
+      errorClass: a.error_class as string | null,
+      errorTail: a.error_tail as string | null,
+      startedAt: a.started_at as string | null,
+      durationMs: a.duration_ms as number | null,
+      tokensIn: a.tokens_in as number | null,
+      tokensOut: a.tokens_out as number | null,
+      costUsd: a.cost_usd as number | null,
+    }));
+  }
+
+  tasks(): TaskInfo[] {
+    const rows = this.db.prepare('SELECT id, title, domain, complexity FROM tasks ORDER BY id').all() as {
+      id: string;
+      title: string | null;
+      domain: string;
+      complexity: string | null;
+    }[];
+    return rows.map((t) => ({
+      id: t.id,
+      domain: t.domain,
+      ...(t.title === null ? {} : { title: t.title }),
+      ...(t.complexity === null ? {} : { complexity: t.complexity }),
+    }));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

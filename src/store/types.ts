@@ -1,0 +1,37 @@
+/** Records as the results store keeps them. */
+import type { RunRecord } from '../metrics/aggregate-types.js';
+
+/** A run plus what the store keeps beside the metrics' view of it. */
+export interface StoredRun extends RunRecord {
+  /** The imported row's cells by column name (imported runs only). */
+  raw?: Record<string, string> | null;
+  /** Where the run came from, e.g. `file.csv:12` for imported rows. */
+  origin?: string | null;
+}
+
+/** One Gen or Repair round of an `envproof run` (issue 5); attempt 0 is the first generation. */
+export interface AttemptRecord {
+  attempt: number;
+  /** Content hash of the project tree the agent produced. */
+  treeHash: string | null;
+  /** The manifest file's path and content as written by the agent. */
+  manifestPath: string | null;
+  manifest: string | null;
+  success: boolean;
+  errorClass: string | null;
+  errorTail: string | null;
+  startedAt: string | null;
+  durationMs: number | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  costUsd: number | null;
+}
+
+/** Identifies a run: a re-import or re-run with the same key replaces it. */
+export interface RunKey {
+  source: RunRecord['source'];
+  agent: string;
+  language: RunRecord['language'];
+  taskId: string;
+  trial: number;
+}
