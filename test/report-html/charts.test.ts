@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  buildFigures,
+  convergenceByDomain,
+  crossAgentAgreement,
+  firstAttemptGrid,
+  inflationDistribution,
+  logTicks,
+  mismatchRates,
+  repairDepth,
+  type ChartFigure,
+  type Figure,
+} from '../../src/report/charts.js';
+import { renderSvg } from '../../src/report/charts-render.js';
+import { smallReport } from './fixtures/small-report.js';
+
+function asChart(f: Figure): ChartFigure {
+  assert.equal(f.kind, 'chart', f.kind === 'missing' ? f.reason : '');
+  return f as ChartFigure;
+}
+
+/** Items of the first Vega mark group of `type` (`rect`, `symbol`, `text`, ...): its child elements. */
+function markItems(svg: string, type: string): number {
+  let total = 0;
+  const open = new RegExp(`<g class="mark-${type} role-mark[^"]*"[^>]*>`, 'g');
+  for (let m = open.exec(svg); m; m = open.exec(svg)) {
+    const body = svg.slice(m.index + m[0].length, svg.indexOf('</g>', m.index));
+    total += (body.match(/<(path|text|line)\b/g) ?? []).length;
+  }
+  return total;
+}
+
+function dataValues(f: ChartFigure): Record<string, unknown>[] {
+  return (f.spec as { data: { values: Record<string, unknown>[] } }).data.values;
+}
+
+describe('figure specs', () => {
+  const report = smallReport();
+
+  it('lists figures 4 to 10 in the paper order', () => {
+    assert.deepEqual(
+      buildFigures(report).map((f) => f.id),
+      ['fig4', 'fig5', 'fig6', 'fig7', 'fig8', 'fig9', 'fig10'],
+    );
+  });
+
+  it('Figure 8 plots per-project ρ on a log axis with 1-2-5 ticks, leaving out ρ = 0', async () => {
+    const fig = asChart(inflationDistribution(report));
+    const layers = (fig.spec as { encoding: { y: { scale: { type: string }; axis: { values: number[] } } } }).encoding.y;
+    assert.equal(layers.scale.type, 'log');
+    // Positive ratios: Python 2, 3, 40; C++ 1 (the C++ 0 cannot sit on a log scale).
+    assert.deepEqual(layers.axis.values, [1, 2, 5, 10, 20, 50, 100]);
+    assert.deepEqual(
+      dataValues(fig).map((v) => v.rho),
+      [2, 3, 40, 1],
+    );
+    assert.match(fig.caption, /1 project\(s\) with ρ = 0/);
+    const svg = await renderSvg(fig.spec);
+    assert.equal(markItems(svg, 'symbol'), 4, 'one dot per project');
+    assert.match(svg, /Inflation ratio ρ \(log scale\)/);
+  });
+
+  it('log ticks span below 1 when ratios do', () => {
+    assert.deepEqual(logTicks([0.5, 37]), [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]);
+  });
+
+  it('Figure 4 draws one cell per agent and language, with the value in it', async () => {
+    const svg = await renderSvg(asChart(firstAttemptGrid(report)).spec);
+    assert.equal(markItems(svg, 'rect'), 4);
+    assert.equal(markItems(svg, 'text'), 4);
+    const cellTexts = [...svg.matchAll(/<text[^>]*>(\d+)<\/text>/g)].map((m) => m[1]);
+    for (const v of ['100', '50', '0']) assert.ok(cellTexts.includes(v), `cell ${v} in ${cellTexts.join(',')}`);
+    assert.match(svg, /role-legend/);
+    assert.match(svg, />Language</);
+    assert.match(svg, />Agent</);
+  });
+
+  it('Figure 5 stacks one bar segment per non-empty repair bucket', async () => {
+    const fig = asChart(repairDepth(report));
+    // claude: Python {0}, C++ {0, 1-3}; r&d: Python {0, failed}, C++ {4-7, failed}.
+    assert.equal(dataValues(fig).length, 7);
+    assert.equal(markItems(await renderSvg(fig.spec), 'rect'), 7);
+  });
+
+  it('Figure 5 gives way to a sentence when no repair depth is recorded', () => {
+    const r = smallReport();
+    for (const row of r.repairBuckets) {
+      row.counts.unknown += row.counts['1-3'] + row.counts['4-7'];
+      row.counts['1-3'] = 0;
+      row.counts['4-7'] = 0;
+    }
+    const fig = repairDepth(r);
+    assert.equal(fig.kind, 'missing');
+    assert.match(fig.kind === 'missing' ? fig.reason : '', /2 repaired runs of unknown depth/);
+  });
+
+  it('Figure 7 has one bar per language and rate, and Figure 9 one cell per pair and language', async () => {
+    assert.equal(markItems(await renderSvg(asChart(mismatchRates(report)).spec), 'rect'), 6);
+    assert.equal(markItems(await renderSvg(asChart(crossAgentAgreement(report)).spec), 'rect'), 4);
+  });
+
+  it('Figure 10 has an SR(0) and a gain segment per agent and domain, or a sentence without domains', async () => {
+    assert.equal(markItems(await renderSvg(asChart(convergenceByDomain(report)).spec), 'rect'), 8);
+    const fig = convergenceByDomain({ ...report, domainConvergence: [] });
+    assert.equal(fig.kind, 'missing');
+  });
+
+  it('every figure of an empty report is a sentence, never an empty chart', () => {
+    const empty = {
+      ...report,
+      convergence: [],
+      repairBuckets: [],
+      inflation: [],
+      mismatch: [],
+      crossAgent: [],
+      domainConvergence: [],
+    };
+    for (const f of buildFigures(empty)) assert.equal(f.kind, 'missing', f.id);
+  });
+});
