@@ -25,8 +25,10 @@ export function classifyNpmFailure(output: string): InstallFailureClass {
   return 'other';
 }
 
-/** A one-paragraph summary for StepFailedError's message: npm's first few error lines. */
-export function npmFailureSummary(output: string): string {
-  const lines = npmErrorLines(output).filter((l) => !/^(404|notarget)\s*$/.test(l));
-  return lines.slice(0, 6).join('\n');
+/** npm's error code (E404, ETARGET, ECONNREFUSED, or a failed script's exit status) and its first few error lines. */
+export function npmFailureSummary(output: string): { code?: string; text: string } {
+  const lines = npmErrorLines(output);
+  const code = lines.map((l) => /^(?:code|errno) (\S+)$/.exec(l)?.[1]).find((c) => c !== undefined);
+  const text = lines.filter((l) => !/^(code|errno|syscall) /.test(l) && !/^(404|notarget)\s*$/.test(l)).slice(0, 4).join('\n');
+  return { ...(code ? { code } : {}), text };
 }

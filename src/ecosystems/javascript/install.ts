@@ -48,8 +48,10 @@ function installFailure(argv: readonly string[], res: ExecResult, timeoutMs: num
   if (res.timedOut) {
     return new StepFailedError('install', 'other', `${commandLine(argv)} did not finish within ${Math.round(timeoutMs / 1000)} s`, outputTail);
   }
-  const summary = npmFailureSummary(output) || `exit code ${res.exitCode ?? res.signal}`;
-  return new StepFailedError('install', classifyNpmFailure(output), `${commandLine(argv.slice(0, 2))} failed: ${summary}`, outputTail);
+  const { code, text } = npmFailureSummary(output);
+  const status = code && !/^\d+$/.test(code) ? code : `exit code ${code ?? res.exitCode ?? res.signal}`;
+  const what = `${commandLine(argv.slice(0, 2))} failed (${status})`;
+  return new StepFailedError('install', classifyNpmFailure(output), text ? `${what}: ${text}` : what, outputTail);
 }
 
 /**
