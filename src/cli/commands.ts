@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerAudit } from './audit.js';
 import { registerDoctor } from './doctor.js';
 import { registerImport } from './import.js';
+import { registerReport } from './report.js';
 
 /** Sets the process exit code of the command that ran. */
 export type SetExitCode = (code: number) => void;
@@ -11,4 +12,5 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerAudit(program, setExitCode);
   registerDoctor(program, setExitCode);
   registerImport(program, setExitCode);
+  registerReport(program, setExitCode);
 }

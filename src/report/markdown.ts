@@ -1,0 +1,28 @@
+/** Markdown writer: every table of the report as a GitHub-flavoured table under a heading. */
+import type { AggregateReport } from '../metrics/aggregate.js';
+import { allTables, type ReportTable } from './csv-tables.js';
+
+function mdCell(cell: string): string {
+  return cell === '' ? ' ' : cell.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+export function tableToMarkdown(table: ReportTable): string {
+  const line = (cells: readonly string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
+  const rows = table.rows.length === 0 ? ['_(no rows)_'] : table.rows.map(line);
+  return [`## ${table.title}`, '', line(table.header), line(table.header.map(() => '---')), ...rows, ''].join('\n');
+}
+
+export function renderMarkdown(report: AggregateReport): string {
+  const sources = Object.entries(report.counts.sources)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ');
+  const intro = [
+    '# envproof report',
+    '',
+    `${report.counts.totalRuns} runs (${report.counts.primaryRuns} primary; ${sources}); agents ${report.agents.join(', ')}; ` +
+      `languages ${report.languages.join(', ')}.`,
+    'Dependency-set metrics are over successful primary runs; rates 0–1, percentages 0–100.',
+    '',
+  ].join('\n');
+  return [intro, ...allTables(report).map(tableToMarkdown)].join('\n');
+}
