@@ -10,8 +10,8 @@ import { straceArgv, straceFeatures } from './strace.js';
 import { withSymlinkTargets } from './symlinks.js';
 import type { Tracer } from './types.js';
 
-/** How often, once the run is past its time limit, processes that escaped the group kill are looked for. */
-const STRAGGLER_CHECK_MS = 1000;
+/** How often, once the run is this far past its time limit, processes that escaped the group kill are looked for. */
+const STRAGGLER_CHECK_MS = 500;
 
 export const traceRun: Tracer = async (sandbox, req) => {
   const { logPath, ...exec } = req;
@@ -27,7 +27,7 @@ export const traceRun: Tracer = async (sandbox, req) => {
   // A process that left the process group keeps the output pipes open, so the exec would not return at
   // its time limit: once past it, kill such processes.
   const stragglers = setInterval(() => {
-    if (Date.now() - started > exec.timeoutMs) void killLeftovers(marker);
+    if (Date.now() - started > exec.timeoutMs + STRAGGLER_CHECK_MS) void killLeftovers(marker);
   }, STRAGGLER_CHECK_MS);
   let run: ExecResult;
   try {
