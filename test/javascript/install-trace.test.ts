@@ -66,8 +66,8 @@ describe('chalk-hidden: npm ci from a lockfile, an unused and a hidden dependenc
   });
   after(() => a?.ws.dispose());
 
-  it('installs with npm ci because a lockfile exists, with the shared cache', () => {
-    assert.match(a.install.commands[0] ?? '', /^npm ci --no-audit --no-fund --no-update-notifier --cache \S+\/npm$/);
+  it('installs with npm ci because a lockfile exists', () => {
+    assert.equal(a.install.commands[0], 'npm ci --no-audit --no-fund');
     assert.equal(a.install.commands[1], 'npm ls --all --json --long');
   });
 

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { EnvproofError, StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
@@ -9,11 +8,6 @@ import { classifyNpmFailure, npmFailureSummary } from './failure.js';
 import { installedFromTree, parseNpmLs } from './npm-tree.js';
 
 const LOCKFILES = ['npm-shrinkwrap.json', 'package-lock.json'] as const;
-
-/** npm's download cache, shared across audits: `$ENVPROOF_CACHE_DIR/npm`, default `~/.cache/envproof/npm`. */
-export function npmCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(env.ENVPROOF_CACHE_DIR || path.join(homedir(), '.cache', 'envproof'), 'npm');
-}
 
 /** The project directory on the host, for reading its files. */
 export function hostProjectDir(ctx: AuditContext): string {
@@ -26,11 +20,12 @@ export function hostProjectDir(ctx: AuditContext): string {
  * The install command. `npm ci` when a lockfile exists (it installs exactly the lock), else `npm install`.
  * Lifecycle scripts follow npm's own policy: this npm runs a dependency's install scripts only when the
  * project's `allowScripts` approves it, which is what a user running npm here would get — so no
- * script flag is passed either way.
+ * script flag is passed either way. npm's download cache is not named here: every sandbox sets
+ * `npm_config_cache` to the shared cache under ENVPROOF_CACHE_DIR as it sees it (core/cache.ts).
  */
-export function installCommand(hostDir: string, cacheDir: string): string[] {
+export function installCommand(hostDir: string): string[] {
   const lock = LOCKFILES.find((f) => existsSync(path.join(hostDir, f)));
-  return ['npm', lock ? 'ci' : 'install', '--no-audit', '--no-fund', '--no-update-notifier', '--cache', cacheDir];
+  return ['npm', lock ? 'ci' : 'install', '--no-audit', '--no-fund'];
 }
 
 const LS_COMMAND = ['npm', 'ls', '--all', '--json', '--long'];
@@ -61,7 +56,7 @@ function installFailure(argv: readonly string[], res: ExecResult, timeoutMs: num
  */
 export async function install(ctx: AuditContext): Promise<InstallResult> {
   const started = performance.now();
-  const argv = installCommand(hostProjectDir(ctx), npmCacheDir());
+  const argv = installCommand(hostProjectDir(ctx));
   ctx.progress(`running ${commandLine(argv.slice(0, 2))}`);
   const res = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
   if (res.exitCode !== 0) throw installFailure(argv, res, ctx.timeoutMs);
