@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  return readFile(file, 'utf8').catch(() => undefined);
+}
+
+function nameFromPyproject(text: string): string | undefined {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(text);
+  } catch {
+    return undefined;
+  }
+  const project = asRecord(doc['project'])?.['name'];
+  const poetry = asRecord(asRecord(doc['tool'])?.['poetry'])?.['name'];
+  const name = project ?? poetry;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** `name = ...` in the `[metadata]` section of an INI file. */
+function nameFromSetupCfg(text: string): string | undefined {
+  let inMetadata = false;
+  for (const line of text.split(/\r?\n/)) {
+    const section = /^\s*\[([^\]]+)\]/.exec(line);
+    if (section) inMetadata = section[1]!.trim() === 'metadata';
+    const entry = inMetadata ? /^\s*name\s*[=:]\s*(\S.*?)\s*$/.exec(line) : null;
+    if (entry) return entry[1];
+  }
+  return undefined;
+}
+
+/**
+ * The distribution name a local project directory declares (pyproject.toml `[project].name` or
+ * `[tool.poetry].name`, else setup.cfg `[metadata] name`); undefined when it declares none statically.
+ */
+export async function localProjectName(dir: string): Promise<string | undefined> {
+  const pyproject = await readText(path.join(dir, 'pyproject.toml'));
+  const fromPyproject = pyproject === undefined ? undefined : nameFromPyproject(pyproject);
+  if (fromPyproject) return fromPyproject;
+  const setupCfg = await readText(path.join(dir, 'setup.cfg'));
+  return setupCfg === undefined ? undefined : nameFromSetupCfg(setupCfg);
+}
