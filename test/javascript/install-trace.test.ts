@@ -171,6 +171,7 @@ describe('install failures are classified, with npm\'s own message', () => {
     { fixture: 'fail-no-such-package', cls: 'no-such-package', code: /^npm install failed \(E404\): /, text: /404 Not Found - GET .*envproof-fixture-no-such-package-7f3c/ },
     { fixture: 'fail-no-matching-version', cls: 'no-matching-version', code: /^npm install failed \(ETARGET\): /, text: /No matching version found for is-number@99\.0\.0/ },
     { fixture: 'fail-network', cls: 'network', code: /^npm install failed \(ECONNREFUSED\): /, text: /ECONNREFUSED 127\.0\.0\.1:9/ },
+    { fixture: 'fail-native-build', cls: 'native-build-failure', code: /^npm install failed \(exit code 1\): /, text: /command sh -c node-gyp rebuild/ },
     { fixture: 'fail-install-script', cls: 'native-build-failure', code: /^npm install failed \(exit code 3\): /, text: /command sh -c node -e/ },
   ];
   for (const c of cases) {

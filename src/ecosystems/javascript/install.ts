@@ -28,6 +28,14 @@ export function installCommand(hostDir: string): string[] {
   return ['npm', lock ? 'ci' : 'install', '--no-audit', '--no-fund'];
 }
 
+/**
+ * node-gyp downloads node's headers from nodejs.org, which the sandboxes' network does not reach; when the
+ * environment has them installed (/usr/include/node), native addons are built against those instead.
+ */
+function nativeBuildEnv(ctx: AuditContext): Record<string, string> {
+  return existsSync(path.join(ctx.sandbox.rootOnHost, 'usr/include/node/node.h')) ? { npm_config_nodedir: '/usr' } : {};
+}
+
 const LS_COMMAND = ['npm', 'ls', '--all', '--json', '--long'];
 
 function commandLine(argv: readonly string[]): string {
@@ -58,7 +66,8 @@ export async function install(ctx: AuditContext): Promise<InstallResult> {
   const started = performance.now();
   const argv = installCommand(hostProjectDir(ctx));
   ctx.progress(`running ${commandLine(argv.slice(0, 2))}`);
-  const res = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
+  const env = nativeBuildEnv(ctx);
+  const res = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, env, timeoutMs: ctx.timeoutMs, network: true });
   if (res.exitCode !== 0) throw installFailure(argv, res, ctx.timeoutMs);
 
   const ls = await ctx.sandbox.exec({ argv: LS_COMMAND, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: false });

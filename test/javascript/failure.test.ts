@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { classifyNpmFailure, npmFailureSummary } from '../../src/ecosystems/javascript/failure.js';
+
+// Captured from real npm 11 runs on this machine (GitHub is not reachable from it).
+const GIT_FAILURE = `npm error code 128
+npm error An unknown git error occurred
+npm error command git --no-replace-objects ls-remote ssh://git@github.com/someuser/somerepo.git
+npm error ssh: Could not resolve hostname github.com: Name or service not known
+npm error fatal: Could not read from remote repository.
+npm error
+npm error A complete log of this run can be found in: /tmp/cache/_logs/2026-11-29T13_26_57_585Z-debug-0.log`;
+
+const TARBALL_DNS_FAILURE = `npm error code ENOTFOUND
+npm error syscall getaddrinfo
+npm error errno ENOTFOUND
+npm error network request to https://example.com/foo-1.0.0.tgz failed, reason: getaddrinfo ENOTFOUND example.com
+npm error network This is a problem related to network connectivity.`;
+
+// npm 6 and older print `npm ERR!`.
+const OLD_NPM_404 = `npm ERR! code E404
+npm ERR! 404 Not Found - GET https://registry.npmjs.org/nope - Not found`;
+
+describe('classifyNpmFailure', () => {
+  it('a git dependency that cannot be fetched is a fetch failure, not a network one', () => {
+    assert.equal(classifyNpmFailure(GIT_FAILURE), 'fetch-failure');
+  });
+  it('a tarball URL whose host does not resolve is a network failure', () => {
+    assert.equal(classifyNpmFailure(TARBALL_DNS_FAILURE), 'network');
+  });
+  it('reads the npm ERR! prefix of older npm', () => {
+    assert.equal(classifyNpmFailure(OLD_NPM_404), 'no-such-package');
+  });
+  it('anything else is other', () => {
+    assert.equal(classifyNpmFailure('npm error code EUSAGE\nnpm error `npm ci` can only install packages when your package.json and package-lock.json are in sync.'), 'other');
+    assert.equal(classifyNpmFailure(''), 'other');
+  });
+});
+
+describe('npmFailureSummary', () => {
+  it('gives the code and the first error lines, without the log pointer', () => {
+    const s = npmFailureSummary(GIT_FAILURE);
+    assert.equal(s.code, '128');
+    assert.equal(
+      s.text,
+      'An unknown git error occurred\ncommand git --no-replace-objects ls-remote ssh://git@github.com/someuser/somerepo.git\nssh: Could not resolve hostname github.com: Name or service not known\nfatal: Could not read from remote repository.',
+    );
+  });
+  it('falls back to errno', () => {
+    assert.equal(npmFailureSummary('npm error errno ECONNREFUSED\nnpm error FetchError: x').code, 'ECONNREFUSED');
+  });
+});
