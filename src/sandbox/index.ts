@@ -1,6 +1,12 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { EcosystemId } from '../core/types.js';
 import { EnvproofError } from '../core/errors.js';
+import { BwrapSandbox } from './bwrap.js';
 import { HostSandbox } from './host.js';
+import { DEFAULT_LIMITS, type SandboxLimits } from './limits.js';
+import { bwrapWorks } from './probe.js';
+import { commandExists, ensureEnvironment, environmentDirs, MARKER_FILE, rootfsRoot } from './rootfs.js';
 import type { Sandbox, SandboxBackend } from './types.js';
 
 export type BackendChoice = SandboxBackend | 'auto';
@@ -13,11 +19,28 @@ export interface SandboxOptions {
   hostWorkDir: string;
   /** Progress lines for the terminal (e.g. while an environment is being built). */
   progress?: (message: string) => void;
+  limits?: Partial<SandboxLimits>;
 }
 
-/** The backend `auto` stands for on this machine. */
+let cachedDefault: SandboxBackend | undefined;
+
+/**
+ * The backend `auto` stands for on this machine: bwrap when bubblewrap works and environments exist or can be
+ * built (root with debootstrap), otherwise host.
+ */
 export function defaultBackend(): SandboxBackend {
-  return 'host';
+  cachedDefault ??= bwrapUsable() ? 'bwrap' : 'host';
+  return cachedDefault;
+}
+
+function bwrapUsable(): boolean {
+  if (!bwrapWorks().ok) return false;
+  const canBuild = process.getuid?.() === 0 && commandExists('debootstrap');
+  return canBuild || hasBuiltEnvironment();
+}
+
+function hasBuiltEnvironment(): boolean {
+  return environmentDirs().some((lang) => existsSync(path.join(rootfsRoot(), lang, MARKER_FILE)));
 }
 
 /** Creates the sandbox for one project, building the language's environment first when it is missing. */
@@ -26,10 +49,18 @@ export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
   switch (backend) {
     case 'host':
       return new HostSandbox(opts.language, opts.hostWorkDir);
+    case 'bwrap': {
+      const probe = bwrapWorks();
+      if (!probe.ok) {
+        throw new EnvproofError(`sandbox "bwrap" cannot run here: ${probe.detail}`, 'run `envproof env doctor` for what to fix, or use --sandbox host');
+      }
+      const env = await ensureEnvironment(opts.language, { progress: opts.progress });
+      return new BwrapSandbox(opts.language, opts.hostWorkDir, env, { ...DEFAULT_LIMITS, ...opts.limits });
+    }
     default:
       throw new EnvproofError(
         `sandbox "${backend}" is not available yet`,
-        'use --sandbox host for now (weaker isolation)',
+        'use --sandbox bwrap or --sandbox host',
       );
   }
 }

@@ -1,0 +1,179 @@
+import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { EnvproofError } from '../core/errors.js';
+import { runProcess } from '../core/process.js';
+import type { EcosystemId } from '../core/types.js';
+import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, sandboxCacheDir } from './environment.js';
+import { DEFAULT_LIMITS, prlimitArgs, type SandboxLimits } from './limits.js';
+import { baselineOf, MARKER_FILE, type Environment } from './rootfs.js';
+import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline } from './types.js';
+
+/**
+ * Programs run as this user (nobody) when envproof runs as root: the kernel does not apply the process limit
+ * to root, and a program that escaped its namespaces would still not be root on the host. bwrap itself then
+ * runs privileged (it must read the rootfs under root's home) and the switch happens inside, after the mounts.
+ */
+export const SANDBOX_UID = 65534;
+
+/** Top-level rootfs entries that are not bound: bwrap provides fresh /dev, /proc, /tmp; homes stay invisible. */
+const NOT_BOUND = new Set(['dev', 'proc', 'sys', 'tmp', 'root', 'home', MARKER_FILE]);
+
+/** Host files bound read-only over the rootfs's own: DNS and the CAs this machine uses to reach registries. */
+const HOST_FILES = ['/etc/resolv.conf', '/etc/hosts', CA_BUNDLE, JAVA_CA_STORE];
+
+export type RootEntry = { name: string; symlink?: string };
+
+export interface BwrapPlan {
+  rootfs: string;
+  rootEntries: readonly RootEntry[];
+  /** Host files bound at the same path (each exists on the host and in the rootfs). */
+  hostFiles: readonly string[];
+  workDir: string;
+  cacheDir: string;
+  cwd: string;
+  network: boolean;
+  env: Record<string, string>;
+  argv: readonly string[];
+  limits: SandboxLimits;
+  timeoutMs: number;
+  /** Switch to this uid inside, dropping every capability (only possible, and only needed, when envproof runs as root). */
+  dropToUid?: number;
+}
+
+/** The complete command line for one program run under bubblewrap. Pure: the tests check it directly. */
+export function bwrapArgv(plan: BwrapPlan): string[] {
+  const out: string[] = [];
+  // The limits apply to everything bwrap starts; the kernel enforces the process limit once the uid is not root.
+  out.push(...prlimitArgs(plan.limits, plan.timeoutMs), 'bwrap');
+  for (const e of plan.rootEntries) {
+    if (e.symlink !== undefined) out.push('--symlink', e.symlink, `/${e.name}`);
+    else out.push('--ro-bind', path.join(plan.rootfs, e.name), `/${e.name}`);
+  }
+  out.push('--dev', '/dev', '--proc', '/proc', '--perms', '1777', '--tmpfs', '/tmp');
+  for (const f of plan.hostFiles) out.push('--ro-bind', f, f);
+  // Installs may fill the caches; the traced run (no network) only reads them.
+  out.push(...traversableParents(CACHE_INSIDE), plan.network ? '--bind' : '--ro-bind', plan.cacheDir, CACHE_INSIDE);
+  out.push(...traversableParents(plan.workDir), '--bind', plan.workDir, plan.workDir);
+  if (plan.dropToUid === undefined) {
+    out.push('--unshare-all');
+    if (plan.network) out.push('--share-net');
+  } else {
+    // Privileged bwrap: every namespace but the user one, so that the uid switched to inside is the real one.
+    out.push('--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try');
+    if (!plan.network) out.push('--unshare-net');
+    out.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
+  }
+  out.push('--hostname', 'envproof', '--die-with-parent', '--new-session', '--chdir', plan.cwd, '--clearenv');
+  for (const [k, v] of Object.entries(plan.env)) out.push('--setenv', k, v);
+  out.push('--');
+  if (plan.dropToUid !== undefined) {
+    const id = String(plan.dropToUid);
+    out.push('setpriv', `--reuid=${id}`, `--regid=${id}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--');
+  }
+  out.push(...plan.argv);
+  return out;
+}
+
+/** bwrap creates missing parents of a mount point for root only; these make them traversable for the sandbox's user. */
+function traversableParents(dir: string): string[] {
+  const parts = dir.split('/').filter(Boolean);
+  return parts.slice(0, -1).flatMap((_, i) => ['--perms', '0755', '--dir', `/${parts.slice(0, i + 1).join('/')}`]);
+}
+
+/** What to bind from a root filesystem's top level: directories read-only, symlinks (usr-merge) as symlinks. */
+export function rootEntriesOf(rootfs: string): RootEntry[] {
+  return readdirSync(rootfs)
+    .filter((name) => !NOT_BOUND.has(name))
+    .sort()
+    .map((name) => {
+      const full = path.join(rootfs, name);
+      return lstatSync(full).isSymbolicLink() ? { name, symlink: readlinkSync(full) } : { name };
+    });
+}
+
+/** Bubblewrap over a cached Debian root filesystem: read-only system, the work directory as the only writable place. */
+export class BwrapSandbox implements Sandbox {
+  readonly backend = 'bwrap' as const;
+  readonly workDir: string;
+  readonly rootOnHost: string;
+  readonly baseline: SandboxBaseline;
+  private readonly rootEntries: RootEntry[];
+  private readonly hostFiles: string[];
+  private readonly cacheDir = sandboxCacheDir();
+  private readonly dropToUid = process.getuid?.() === 0 ? SANDBOX_UID : undefined;
+
+  constructor(
+    readonly language: EcosystemId,
+    readonly hostWorkDir: string,
+    env: Environment,
+    private readonly limits: SandboxLimits = DEFAULT_LIMITS,
+  ) {
+    this.workDir = path.resolve(hostWorkDir);
+    this.rootOnHost = env.dir;
+    this.baseline = baselineOf(env.marker);
+    this.rootEntries = rootEntriesOf(env.dir);
+    const top = this.workDir.split('/')[1] ?? '';
+    if (this.rootEntries.some((e) => e.name === top) || this.workDir === '/') {
+      throw new EnvproofError(
+        `the work directory ${this.workDir} lies under /${top}, which the bwrap sandbox takes from its root filesystem`,
+        'use a work directory under /tmp, /work or your home directory',
+      );
+    }
+    this.hostFiles = HOST_FILES.filter((f) => existsSync(f) && existsSync(path.join(env.dir, f)));
+  }
+
+  async exec(req: ExecRequest): Promise<ExecResult> {
+    await this.prepareWritableDirs();
+    const argv = bwrapArgv({
+      rootfs: this.rootOnHost,
+      rootEntries: this.rootEntries,
+      hostFiles: this.hostFiles,
+      workDir: this.workDir,
+      cacheDir: this.cacheDir,
+      cwd: req.cwd,
+      network: req.network,
+      env: isolatedEnvironment(this.workDir, req.env),
+      argv: req.argv,
+      limits: this.limits,
+      timeoutMs: req.timeoutMs,
+      dropToUid: this.dropToUid,
+    });
+    return runProcess(argv, {
+      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
+      timeoutMs: req.timeoutMs,
+      maxOutputBytes: req.maxOutputBytes,
+    });
+  }
+
+  /**
+   * The work directory (with files envproof put there since the last run) must belong to the sandbox's user;
+   * the caches only need their top directories handed over, since only that user writes inside them.
+   */
+  private async prepareWritableDirs(): Promise<void> {
+    await mkdir(path.join(this.workDir, 'home'), { recursive: true });
+    const cacheDirs = [this.cacheDir, ...['pip', 'npm', 'm2'].map((sub) => path.join(this.cacheDir, sub))];
+    for (const d of cacheDirs) await mkdir(d, { recursive: true });
+    if (this.dropToUid === undefined) return;
+    const owner = `${this.dropToUid}:${this.dropToUid}`;
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    for (const argv of [['chown', '-R', owner, this.workDir], ['chown', owner, ...cacheDirs]]) {
+      const r = await runProcess(argv, { env, timeoutMs: 120_000 });
+      if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${argv[3]} to the sandbox user`, undefined, r.stderr);
+    }
+  }
+
+  toHost(insidePath: string): string | null {
+    const p = path.posix.normalize(insidePath);
+    const under = (dir: string) => p === dir || p.startsWith(`${dir}/`);
+    if (under(this.workDir)) return p;
+    if (under(CACHE_INSIDE)) return path.join(this.cacheDir, path.posix.relative(CACHE_INSIDE, p));
+    if (this.hostFiles.includes(p)) return p;
+    if (['/tmp', '/proc', '/dev'].some(under)) return null;
+    const top = p.split('/')[1] ?? '';
+    if (!this.rootEntries.some((e) => e.name === top)) return null;
+    return path.join(this.rootOnHost, p);
+  }
+
+  async dispose(): Promise<void> {}
+}

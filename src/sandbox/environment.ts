@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { cacheRoot, packageCacheEnv } from '../core/cache.js';
+
+/** Where the shared package caches appear inside isolating sandboxes (bwrap, docker, podman). */
+export const CACHE_INSIDE = '/envproof/cache';
+/** The system CA bundle; registries are reached through whatever CAs this machine trusts. */
+export const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+export const JAVA_CA_STORE = '/etc/ssl/certs/java/cacerts';
+
+/**
+ * Host directory of the package caches shared by isolating sandboxes. It is separate from the host backend's
+ * caches because the sandbox's user owns it.
+ */
+export function sandboxCacheDir(): string {
+  return path.join(cacheRoot(), 'sandbox-cache');
+}
+
+/**
+ * The complete environment of a program in an isolating sandbox: nothing of the caller's environment, only
+ * locale, paths, caches and the CA settings the toolchains need to reach registries from this machine.
+ */
+export function isolatedEnvironment(workDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: path.join(workDir, 'home'),
+    USER: 'nobody',
+    LOGNAME: 'nobody',
+    LANG: 'C.UTF-8',
+    TZ: 'UTC',
+    TMPDIR: '/tmp',
+    SSL_CERT_FILE: CA_BUNDLE,
+    REQUESTS_CA_BUNDLE: CA_BUNDLE,
+    PIP_CERT: CA_BUNDLE,
+    NODE_EXTRA_CA_CERTS: CA_BUNDLE,
+    CURL_CA_BUNDLE: CA_BUNDLE,
+    GIT_SSL_CAINFO: CA_BUNDLE,
+    PIP_DISABLE_PIP_VERSION_CHECK: '1',
+    ...packageCacheEnv(CACHE_INSIDE),
+    MAVEN_OPTS: `-Dmaven.repo.local=${CACHE_INSIDE}/m2`,
+    ...extra,
+  };
+}

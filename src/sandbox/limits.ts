@@ -1,0 +1,30 @@
+/** Resource limits for every command run in an isolating sandbox. */
+export interface SandboxLimits {
+  /** Processes and threads of the sandbox's user (RLIMIT_NPROC); contains fork bombs. */
+  processes: number;
+  /** Writable private memory per process (RLIMIT_DATA), which, unlike address space, lets JVMs reserve heap. */
+  memoryBytes: number;
+  /** Largest file a program may write (RLIMIT_FSIZE). */
+  fileSizeBytes: number;
+}
+
+export const DEFAULT_LIMITS: SandboxLimits = {
+  processes: 1024,
+  memoryBytes: 8 * 1024 ** 3,
+  fileSizeBytes: 4 * 1024 ** 3,
+};
+
+/** `prlimit` options setting each limit as both soft and hard, so the program cannot raise it. */
+export function prlimitArgs(limits: SandboxLimits, timeoutMs: number): string[] {
+  // CPU time per process, a backstop behind the wall-clock timeout that kills the whole tree.
+  const cpuSeconds = Math.max(1, Math.ceil(timeoutMs / 1000));
+  const both = (name: string, v: number) => `--${name}=${v}:${v}`;
+  return [
+    'prlimit',
+    both('nproc', limits.processes),
+    both('data', limits.memoryBytes),
+    both('fsize', limits.fileSizeBytes),
+    both('cpu', cpuSeconds),
+    '--',
+  ];
+}
