@@ -211,7 +211,7 @@ function convergenceBars(points: ConvergencePoint[], category: { title: string; 
   ]);
   return {
     data: { values },
-    width: { step: 18 },
+    width: { step: 22 },
     height: 240,
     mark: { type: 'bar' },
     encoding: {
@@ -286,12 +286,13 @@ export function mismatchRates(report: AggregateReport): Figure {
 }
 
 export function inflationDistribution(report: AggregateReport): Figure {
-  const pooled = report.inflation.filter((r) => r.agent === ALL_AGENTS);
+  // Dots per agent (coloured), boxes over all of a language's dots: the agents' ratios pool to the `all` row's.
+  const byAgent = report.inflation.filter((r) => r.agent !== ALL_AGENTS);
   // A deterministic spread (golden-ratio sequence) keeps equal ratios from hiding each other.
-  const values = pooled.flatMap((r) =>
+  const values = byAgent.flatMap((r) =>
     r.ratios
       .filter((rho) => rho > 0)
-      .map((rho, i) => ({ language: languageLabel(r.language), rho, jitter: ((i * 0.618034) % 1) * 1.2 - 0.6 })),
+      .map((rho, i) => ({ language: languageLabel(r.language), agent: r.agent, rho, jitter: ((i * 0.618034) % 1) * 1.2 - 0.6 })),
   );
   if (values.length === 0) {
     return missing(
@@ -300,9 +301,9 @@ export function inflationDistribution(report: AggregateReport): Figure {
       'No successful primary run has both a non-zero declared count and an installed count, so there is no inflation ratio to plot.',
     );
   }
-  const zeros = pooled.reduce((s, r) => s + r.ratios.filter((rho) => rho <= 0).length, 0);
-  const medians = pooled
-    .filter((r) => r.median !== null && r.median > 0)
+  const zeros = byAgent.reduce((s, r) => s + r.ratios.filter((rho) => rho <= 0).length, 0);
+  const medians = report.inflation
+    .filter((r) => r.agent === ALL_AGENTS && r.median !== null && r.median > 0)
     .map((r) => `${languageLabel(r.language)} ${formatRatio(r.median!)}`)
     .join(', ');
   const x = { field: 'language', type: 'nominal', title: 'Language', sort: languageSort(report), axis: { labelAngle: 0 } };
@@ -316,8 +317,8 @@ export function inflationDistribution(report: AggregateReport): Figure {
   return chart(
     'fig8',
     FIG8,
-    `Each box summarises the per-project ρ of successful primary runs (agents pooled; whiskers at min and max), each dot is one project. ` +
-      `Medians: ${medians}.` +
+    'Each box summarises the per-project ρ of successful primary runs of a language (agents pooled; whiskers at min and max); ' +
+      `each dot is one project, coloured by agent. Medians: ${medians}.` +
       (zeros > 0 ? ` ${zeros} project(s) with ρ = 0 cannot be shown on a log scale and are left out.` : ''),
     {
       data: { values },
@@ -325,10 +326,13 @@ export function inflationDistribution(report: AggregateReport): Figure {
       height: 260,
       encoding: { x, y },
       layer: [
-        { mark: { type: 'boxplot', extent: 'min-max', opacity: 0.5, size: 40, median: { color: 'black' } } },
+        { mark: { type: 'boxplot', extent: 'min-max', opacity: 0.35, color: '#4c78a8', size: 44, median: { color: 'black' } } },
         {
-          mark: { type: 'point', filled: true, size: 24, opacity: 0.6, color: '#333' },
-          encoding: { xOffset: { field: 'jitter', type: 'quantitative', scale: { domain: [-1, 1] } } },
+          mark: { type: 'point', filled: true, size: 26, opacity: 0.7 },
+          encoding: {
+            xOffset: { field: 'jitter', type: 'quantitative', scale: { domain: [-1, 1] } },
+            color: { field: 'agent', type: 'nominal', title: 'Agent', sort: report.agents },
+          },
         },
       ],
     },
