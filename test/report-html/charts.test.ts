@@ -49,11 +49,11 @@ describe('figure specs', () => {
     const fig = asChart(inflationDistribution(report));
     const layers = (fig.spec as { encoding: { y: { scale: { type: string }; axis: { values: number[] } } } }).encoding.y;
     assert.equal(layers.scale.type, 'log');
-    // Positive ratios: Python 2, 3, 40; C++ 1 (the C++ 0 cannot sit on a log scale).
+    // Positive ratios: claude Python 2, 3 and C++ 1 (its 0 cannot sit on a log scale), r&d Python 40.
     assert.deepEqual(layers.axis.values, [1, 2, 5, 10, 20, 50, 100]);
     assert.deepEqual(
-      dataValues(fig).map((v) => v.rho),
-      [2, 3, 40, 1],
+      dataValues(fig).map((v) => [v.agent, v.rho]),
+      [['claude', 2], ['claude', 3], ['claude', 1], ['r&d <bot>', 40]],
     );
     assert.match(fig.caption, /1 project\(s\) with ρ = 0/);
     const svg = await renderSvg(fig.spec);
