@@ -10,7 +10,7 @@
 import { EnvproofError, UsageError, errorMessage } from '../core/errors.js';
 import { forEachLine } from './lines.js';
 import { normalizeAbsolute, resolveAgainst } from './paths.js';
-import { findArgsEnd, readDirfd, readQuoted, readReturnValue, splitPid, type DirfdToken } from './syntax.js';
+import { bytesToText, findArgsEnd, readDirfd, readQuoted, readReturnValue, splitPid, textToBytes, type DirfdToken } from './syntax.js';
 
 /** Why a line's information could not be used; such lines are counted and sampled, never thrown. */
 export type TraceSkipReason =
@@ -79,7 +79,12 @@ export class StraceLogParser {
   private readonly unfinished = new Map<number, string>();
   private readonly waiting = new Map<number, WaitingLine[]>();
 
-  constructor(private readonly initialCwd: string) {}
+  /** Paths are kept as byte strings while parsing (see syntax.ts) and decoded once each in `finish`. */
+  private readonly initialCwd: string;
+
+  constructor(initialCwd: string) {
+    this.initialCwd = textToBytes(initialCwd);
+  }
 
   /** Feeds one line (without its newline). */
   push(line: string): void {
@@ -108,8 +113,8 @@ export class StraceLogParser {
       this.adopt(next.value, { cwd: null });
     }
     return {
-      files: this.files,
-      execs: this.execs,
+      files: new Set([...this.files].map(bytesToText)),
+      execs: this.execs.map(bytesToText),
       lines: this.lines,
       rootPid: this.rootPid,
       rootEnd: this.rootEnd,
@@ -162,6 +167,7 @@ export class StraceLogParser {
   }
 
   private call(pid: number, line: string, start: number, lineNo: number): void {
+    if (line.startsWith('openat(', start)) return this.atCall(pid, line, start + 7, lineNo, 'open'); // most lines
     const open = line.indexOf('(', start);
     if (open === -1) return this.skip(lineNo, 'malformed-line', line);
     const args = open + 1;
@@ -172,13 +178,10 @@ export class StraceLogParser {
         return this.pathCall(pid, line, null, args, lineNo, 'exec');
       case 'chdir':
         return this.pathCall(pid, line, null, args, lineNo, 'chdir');
-      case 'openat':
       case 'openat2':
-      case 'execveat': {
-        const dirfd = readDirfd(line, args);
-        if (!dirfd || line.charCodeAt(dirfd.end) !== 44 /* , */) return this.skip(lineNo, 'malformed-line', line);
-        return this.pathCall(pid, line, dirfd, dirfd.end + 2, lineNo, line.startsWith('exec', start) ? 'exec' : 'open');
-      }
+        return this.atCall(pid, line, args, lineNo, 'open');
+      case 'execveat':
+        return this.atCall(pid, line, args, lineNo, 'exec');
       case 'fchdir':
         return this.fchdir(pid, line, args, lineNo);
       case 'fork':
@@ -191,6 +194,13 @@ export class StraceLogParser {
     }
   }
 
+  /** A call whose first arguments are a directory fd and a path relative to it. */
+  private atCall(pid: number, line: string, args: number, lineNo: number, effect: 'open' | 'exec'): void {
+    const dirfd = readDirfd(line, args);
+    if (!dirfd || line.charCodeAt(dirfd.end) !== 44 /* , */) return this.skip(lineNo, 'malformed-line', line);
+    this.pathCall(pid, line, dirfd, dirfd.end + 2, lineNo, effect);
+  }
+
   private pathCall(
     pid: number,
     line: string,
@@ -200,7 +210,9 @@ export class StraceLogParser {
     effect: 'open' | 'exec' | 'chdir',
   ): void {
     const quoted = readQuoted(line, pathAt);
-    const close = findArgsEnd(line, quoted ? quoted.end : pathAt);
+    const rest = quoted ? quoted.end : pathAt;
+    // Only exec calls have strings (argv) after the path; the other arguments are flags, modes and numbers.
+    const close = effect === 'exec' ? findArgsEnd(line, rest) : line.indexOf(')', rest);
     if (close === -1) return this.skip(lineNo, 'malformed-line', line);
     if (Number.isNaN(readReturnValue(line, close))) return; // failed calls open nothing
     if (!quoted) return this.skip(lineNo, 'malformed-line', line);

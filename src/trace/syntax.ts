@@ -1,7 +1,8 @@
 /**
  * Reading the pieces of one strace output line: pid prefixes, C-escaped strings, `-y` fd annotations and
- * the return value. Lines are read as latin1 text, so every character is one byte of the log; decoded
- * strings are turned back into bytes and read as UTF-8.
+ * the return value. Lines are read as latin1 text, so every character is one byte of the log, and decoded
+ * strings stay byte strings (one character per byte): turning them into UTF-8 is left to `bytesToText`,
+ * once per distinct path rather than once per line.
  */
 
 const QUOTE = 34; // "
@@ -15,7 +16,7 @@ const EQUALS = 61;
 const ZERO = 48;
 const NINE = 57;
 
-/** A decoded string and the index just after its terminator. */
+/** A decoded byte string and the index just after its terminator. */
 export interface Token {
   value: string;
   end: number;
@@ -33,8 +34,14 @@ function hexValue(c: number): number {
   return lower >= 97 && lower <= 102 ? lower - 87 : -1;
 }
 
-function latin1ToUtf8(s: string): string {
-  return /[^\x00-\x7f]/.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
+/** A byte string (one character per byte) read as UTF-8. */
+export function bytesToText(bytes: string): string {
+  return /[^\x00-\x7f]/.test(bytes) ? Buffer.from(bytes, 'latin1').toString('utf8') : bytes;
+}
+
+/** Text as a byte string of its UTF-8 encoding, comparable with strings read from the log. */
+export function textToBytes(text: string): string {
+  return Buffer.from(text, 'utf8').toString('latin1');
 }
 
 /** Slow path: decodes escapes from `start` up to the unescaped `terminator`. */
@@ -43,7 +50,7 @@ function decodeEscaped(line: string, start: number, terminator: number): Token |
   let i = start;
   while (i < line.length) {
     const c = line.charCodeAt(i);
-    if (c === terminator) return { value: Buffer.from(bytes).toString('utf8'), end: i + 1 };
+    if (c === terminator) return { value: String.fromCharCode(...bytes), end: i + 1 };
     if (c !== BACKSLASH) {
       bytes.push(c & 0xff);
       i++;
@@ -77,10 +84,10 @@ function decodeEscaped(line: string, start: number, terminator: number): Token |
 
 /** Reads text from `start` up to the unescaped `terminator`, decoding escapes. */
 function readDelimited(line: string, start: number, terminator: number): Token | null {
-  const close = line.indexOf(String.fromCharCode(terminator), start);
+  const close = line.indexOf(terminator === QUOTE ? '"' : '>', start);
   if (close === -1) return null;
   const escape = line.indexOf('\\', start);
-  if (escape === -1 || escape > close) return { value: latin1ToUtf8(line.slice(start, close)), end: close + 1 };
+  if (escape === -1 || escape > close) return { value: line.slice(start, close), end: close + 1 };
   return decodeEscaped(line, start, terminator);
 }
 
