@@ -1,0 +1,164 @@
+/**
+ * D2 for C++: run CMake's configure step with envproof's dependency provider and read back what CMake
+ * found (find_package, with versions where the package reports one), fetched (FetchContent, including
+ * a fetched project's own fetches), and what pkg-config resolved (from CMakeCache.txt).
+ */
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { EnvproofError, StepFailedError } from '../../core/errors.js';
+import { uniqueDependencies } from '../../core/names.js';
+import { tail } from '../../core/process.js';
+import type { Dependency } from '../../core/types.js';
+import type { AuditContext, InstallResult } from '../types.js';
+import { contentSource } from './declarations.js';
+import { classifyConfigureFailure } from './failure.js';
+import { readCmakeProject } from './manifest.js';
+import { cmakeName } from './names.js';
+import { parseProviderLog, PROVIDER_SCRIPT, type FindPackageRecord, type ProviderLog } from './provider.js';
+
+/** Kept in InstallResult.details; build and attribute read it back. */
+export interface CmakeInstallDetails {
+  /** The build directory, as seen inside the sandbox. */
+  buildDir: string;
+  findPackages: FindPackageRecord[];
+  /** Fetched content: lower-cased name → source directory (inside the sandbox). */
+  fetched: Record<string, string>;
+}
+
+export function cmakeDetails(install: InstallResult): CmakeInstallDetails {
+  const d = install.details as Partial<CmakeInstallDetails> | undefined;
+  if (!d?.buildDir || !d.findPackages || !d.fetched) throw new Error('C++ install details missing: install() did not run');
+  return d as CmakeInstallDetails;
+}
+
+export function buildDirOf(ctx: AuditContext): string {
+  return path.posix.join(ctx.envDir, 'build');
+}
+
+function hostPath(ctx: AuditContext, inside: string): string {
+  const host = ctx.sandbox.toHost(inside);
+  if (!host) throw new EnvproofError(`${inside} is not visible from the host`, 'use a directory inside the sandbox work directory');
+  return host;
+}
+
+async function readIfExists(p: string): Promise<string> {
+  return readFile(p, 'utf8').catch(() => '');
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  return stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}
+
+/** `KEY:TYPE=value` lines of CMakeCache.txt. */
+export function parseCmakeCache(text: string): Map<string, string> {
+  const cache = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const m = /^([^#/][^:=]*):[A-Z]+=(.*)$/.exec(line);
+    if (m?.[1]) cache.set(m[1], m[2] ?? '');
+  }
+  return cache;
+}
+
+function valueAfter(args: readonly string[], keyword: string): string | undefined {
+  const i = args.indexOf(keyword);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+/** Fetched content: the provider's MakeAvailable requests, plus `_deps/<name>-src` left by FetchContent_Populate. */
+async function fetchedContent(ctx: AuditContext, log: ProviderLog, buildDir: string): Promise<{ deps: Dependency[]; dirs: Record<string, string> }> {
+  const deps: Dependency[] = [];
+  const dirs: Record<string, string> = {};
+  for (const f of log.fetches) {
+    const name = f.name.toLowerCase();
+    const sourceDir = valueAfter(f.args, 'SOURCE_DIR') ?? path.posix.join(buildDir, '_deps', `${name}-src`);
+    if (!(await isDirectory(hostPath(ctx, sourceDir)))) continue;
+    dirs[name] = sourceDir;
+    deps.push({ name: cmakeName(f.name), version: contentSource(f.args).version, id: f.name, source: 'FetchContent' });
+  }
+  const depsDir = path.posix.join(buildDir, '_deps');
+  const entries = await readdir(hostPath(ctx, depsDir)).catch(() => [] as string[]);
+  for (const entry of entries) {
+    const m = /^(.+)-src$/.exec(entry);
+    if (!m?.[1] || dirs[m[1]]) continue;
+    dirs[m[1]] = path.posix.join(depsDir, entry);
+    deps.push({ name: cmakeName(m[1]), id: m[1], source: 'FetchContent (populated directly)' });
+  }
+  return { deps, dirs };
+}
+
+/** pkg-config modules the project's pkg_check_modules/pkg_search_module calls found (cached by FindPkgConfig). */
+async function pkgConfigModules(ctx: AuditContext, cache: Map<string, string>): Promise<Dependency[]> {
+  const project = await readCmakeProject(hostPath(ctx, ctx.projectDir));
+  const out: Dependency[] = [];
+  for (const d of project.declarations.filter((x) => x.kind === 'pkg-config')) {
+    const prefix = d.prefix ?? '';
+    if (cache.get(`${prefix}_FOUND`) !== '1') continue;
+    const searched = cache.get(`${prefix}_MODULE_NAME`);
+    if (searched && searched !== d.rawName) continue;
+    const version = cache.get(`${prefix}_${d.rawName}_VERSION`) || cache.get(`${prefix}_VERSION`) || undefined;
+    out.push({ name: cmakeName(d.rawName), version, id: d.rawName, source: 'pkg-config' });
+  }
+  return out;
+}
+
+/**
+ * Packages find_package() found, except those CMake's own modules looked for on their own behalf
+ * (FetchContent's find_package(Git), FindCURL's find_package(PkgConfig)): tools of CMake, not of the project.
+ */
+function foundPackages(log: ProviderLog, cmakeRoot: string | undefined): Dependency[] {
+  const cmakeModules = cmakeRoot ? `${cmakeRoot}/Modules/` : undefined;
+  return log.findPackages
+    .filter((r) => r.found && !(cmakeModules && r.caller.startsWith(cmakeModules)))
+    .map((r) => ({ name: cmakeName(r.name), version: r.version, id: r.name, source: r.files[0] ?? 'find_package' }));
+}
+
+function configureFailure(output: string, log: ProviderLog): StepFailedError {
+  const classified = classifyConfigureFailure(output);
+  // The provider saw the request but configure stopped before the result: that package is the missing one.
+  const stuck = log.findPackages.find((r) => r.found === undefined && r.args.includes('REQUIRED'));
+  const subject = classified.failureClass === 'missing-system-library' ? stuck?.name ?? classified.subject : classified.subject;
+  const what = {
+    'missing-system-library': `a required library is not installed${subject ? `: ${subject}` : ''}`,
+    'fetch-failure': `a FetchContent download failed${subject ? `: ${subject}` : ''}`,
+    'build-configuration': 'the CMake configuration has errors',
+    build: 'the build failed',
+  }[classified.failureClass];
+  return new StepFailedError('configure', classified.failureClass, `CMake configure failed: ${what}`, tail(output, 60));
+}
+
+export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult> {
+  const started = performance.now();
+  const buildDir = buildDirOf(ctx);
+  const providerFile = path.posix.join(ctx.envDir, 'envproof-provider.cmake');
+  const logFile = path.posix.join(ctx.envDir, 'envproof-provider.log');
+  // The File API query makes configure write the codemodel (targets, artifacts, link lines).
+  await mkdir(path.join(hostPath(ctx, buildDir), '.cmake/api/v1/query'), { recursive: true });
+  await writeFile(path.join(hostPath(ctx, buildDir), '.cmake/api/v1/query/codemodel-v2'), '');
+  await writeFile(hostPath(ctx, providerFile), PROVIDER_SCRIPT);
+  await writeFile(hostPath(ctx, logFile), '');
+  const argv = [
+    'cmake', '-S', ctx.projectDir, '-B', buildDir, '-G', 'Unix Makefiles',
+    `-DCMAKE_PROJECT_TOP_LEVEL_INCLUDES=${providerFile}`,
+    `-DENVPROOF_PROVIDER_LOG=${logFile}`,
+  ];
+  ctx.progress('cmake configure');
+  const r = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
+  const log = parseProviderLog(await readIfExists(hostPath(ctx, logFile)));
+  if (r.spawnError) throw new EnvproofError(`could not run cmake: ${r.spawnError}`, 'install CMake (Debian package cmake)');
+  if (r.timedOut) throw new StepFailedError('configure', 'other', 'CMake configure timed out', tail(r.stdout + r.stderr));
+  if (r.exitCode !== 0) throw configureFailure(`${r.stdout}\n${r.stderr}`, log);
+
+  const cache = parseCmakeCache(await readIfExists(path.join(hostPath(ctx, buildDir), 'CMakeCache.txt')));
+  const fetched = await fetchedContent(ctx, log, buildDir);
+  const installed = uniqueDependencies([...foundPackages(log, cache.get('CMAKE_ROOT')), ...fetched.deps, ...(await pkgConfigModules(ctx, cache))]);
+  const details: CmakeInstallDetails = { buildDir, findPackages: log.findPackages, fetched: fetched.dirs };
+  return {
+    installed,
+    details: details as unknown as Record<string, unknown>,
+    commands: [argv.join(' ')],
+    durationMs: performance.now() - started,
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The C++ / CMake ecosystem: D1 from the CMake files (manifest.ts), D2 from the configure step
+ * (configure.ts), a build whose compiler dependency output gives the build-time layer, and D3 from the
+ * shared libraries the program loaded (attribute.ts).
+ */
+import { EnvproofError, StepFailedError } from '../../core/errors.js';
+import { tail } from '../../core/process.js';
+import type { AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
+import { cmakeAttribute } from './attribute.js';
+import { chooseExecutable, readCodemodel } from './codemodel.js';
+import { cmakeConfigure, cmakeDetails } from './configure.js';
+import { classifyBuildFailure } from './failure.js';
+import { CMAKE_MANIFEST, extractCmakeDeclared } from './manifest.js';
+
+const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+function hostBuildDir(ctx: AuditContext, install: InstallResult): string {
+  const inside = cmakeDetails(install).buildDir;
+  const host = ctx.sandbox.toHost(inside);
+  if (!host) throw new EnvproofError(`the build directory ${inside} is not visible from the host`);
+  return host;
+}
+
+async function cmakeBuild(ctx: AuditContext, install: InstallResult): Promise<void> {
+  const { buildDir } = cmakeDetails(install);
+  ctx.progress('cmake --build');
+  // ExternalProject downloads happen while building, hence the network.
+  const r = await ctx.sandbox.exec({ argv: ['cmake', '--build', buildDir, '--parallel', '2'], cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
+  if (r.timedOut) throw new StepFailedError('build', 'other', 'the CMake build timed out', tail(r.stdout + r.stderr));
+  if (r.exitCode !== 0) {
+    const output = `${r.stdout}\n${r.stderr}${r.spawnError ?? ''}`;
+    const { failureClass } = classifyBuildFailure(output);
+    const what = failureClass === 'fetch-failure' ? 'a download during the build failed' : 'the compiler or linker reported errors';
+    throw new StepFailedError('build', failureClass, `CMake build failed: ${what}`, tail(output, 60));
+  }
+}
+
+export const cppEcosystem: EcosystemModule = {
+  id: 'cpp',
+  displayName: 'C++ (CMake)',
+  manifestFiles: [CMAKE_MANIFEST],
+
+  extractDeclared: (projectDir) => extractCmakeDeclared(projectDir),
+
+  install: (ctx) => cmakeConfigure(ctx),
+
+  build: (ctx, install) => cmakeBuild(ctx, install),
+
+  async defaultRun(ctx, install): Promise<RunChoice> {
+    const model = await readCodemodel(hostBuildDir(ctx, install), cmakeDetails(install).buildDir);
+    const { target, reason } = chooseExecutable(model);
+    return { argv: [target.artifacts[0] ?? target.name], reason };
+  },
+
+  userRun(command, _ctx, install): RunChoice {
+    // Programs built at the top of the build tree can be named bare: `--run "app --demo"`.
+    return { argv: ['/bin/sh', '-c', command], reason: '--run', env: { PATH: `${cmakeDetails(install).buildDir}:${STANDARD_PATH}` } };
+  },
+
+  attribute: (files, ctx, install) => cmakeAttribute(files, ctx, install),
+};
