@@ -1,20 +1,13 @@
 import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
-import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, sandboxCacheDir } from './environment.js';
+import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, prepareWritableDirs, SANDBOX_UID, sandboxCacheDir } from './environment.js';
 import { DEFAULT_LIMITS, prlimitArgs, type SandboxLimits } from './limits.js';
 import { baselineOf, MARKER_FILE, type Environment } from './rootfs.js';
 import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline } from './types.js';
 
-/**
- * Programs run as this user (nobody) when envproof runs as root: the kernel does not apply the process limit
- * to root, and a program that escaped its namespaces would still not be root on the host. bwrap itself then
- * runs privileged (it must read the rootfs under root's home) and the switch happens inside, after the mounts.
- */
-export const SANDBOX_UID = 65534;
 
 /** Top-level rootfs entries that are not bound: bwrap provides fresh /dev, /proc, /tmp; homes stay invisible. */
 const NOT_BOUND = new Set(['dev', 'proc', 'sys', 'tmp', 'root', 'home', MARKER_FILE]);
@@ -101,6 +94,10 @@ export class BwrapSandbox implements Sandbox {
   private readonly rootEntries: RootEntry[];
   private readonly hostFiles: string[];
   private readonly cacheDir = sandboxCacheDir();
+  /**
+   * As root, bwrap runs privileged (it must read root filesystems under root's home) and the program is
+   * switched to SANDBOX_UID inside, after the mounts are made.
+   */
   private readonly dropToUid = process.getuid?.() === 0 ? SANDBOX_UID : undefined;
 
   constructor(
@@ -124,7 +121,7 @@ export class BwrapSandbox implements Sandbox {
   }
 
   async exec(req: ExecRequest): Promise<ExecResult> {
-    await this.prepareWritableDirs();
+    await prepareWritableDirs(this.workDir, this.dropToUid);
     const argv = bwrapArgv({
       rootfs: this.rootOnHost,
       rootEntries: this.rootEntries,
@@ -144,23 +141,6 @@ export class BwrapSandbox implements Sandbox {
       timeoutMs: req.timeoutMs,
       maxOutputBytes: req.maxOutputBytes,
     });
-  }
-
-  /**
-   * The work directory (with files envproof put there since the last run) must belong to the sandbox's user;
-   * the caches only need their top directories handed over, since only that user writes inside them.
-   */
-  private async prepareWritableDirs(): Promise<void> {
-    await mkdir(path.join(this.workDir, 'home'), { recursive: true });
-    const cacheDirs = [this.cacheDir, ...['pip', 'npm', 'm2'].map((sub) => path.join(this.cacheDir, sub))];
-    for (const d of cacheDirs) await mkdir(d, { recursive: true });
-    if (this.dropToUid === undefined) return;
-    const owner = `${this.dropToUid}:${this.dropToUid}`;
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-    for (const argv of [['chown', '-R', owner, this.workDir], ['chown', owner, ...cacheDirs]]) {
-      const r = await runProcess(argv, { env, timeoutMs: 120_000 });
-      if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${argv[3]} to the sandbox user`, undefined, r.stderr);
-    }
   }
 
   toHost(insidePath: string): string | null {

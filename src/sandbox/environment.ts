@@ -1,5 +1,8 @@
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheRoot, packageCacheEnv } from '../core/cache.js';
+import { EnvproofError } from '../core/errors.js';
+import { runProcess } from '../core/process.js';
 
 /** Where the shared package caches appear inside isolating sandboxes (bwrap, docker, podman). */
 export const CACHE_INSIDE = '/envproof/cache';
@@ -39,4 +42,27 @@ export function isolatedEnvironment(workDir: string, extra: Record<string, strin
     MAVEN_OPTS: `-Dmaven.repo.local=${CACHE_INSIDE}/m2`,
     ...extra,
   };
+}
+
+/**
+ * Programs run as this user (nobody) when envproof runs as root: the kernel does not apply the process limit
+ * to root, and a program that escaped its namespaces would still not be root on the host.
+ */
+export const SANDBOX_UID = 65534;
+
+/**
+ * Makes the work directory (with whatever envproof put there since the last run) belong to the sandbox's user,
+ * and creates the shared caches; their top directories are enough, since only that user writes inside them.
+ */
+export async function prepareWritableDirs(workDir: string, uid: number | undefined): Promise<void> {
+  await mkdir(path.join(workDir, 'home'), { recursive: true });
+  const cacheDirs = [sandboxCacheDir(), ...['pip', 'npm', 'm2'].map((sub) => path.join(sandboxCacheDir(), sub))];
+  for (const d of cacheDirs) await mkdir(d, { recursive: true });
+  if (uid === undefined) return;
+  const owner = `${uid}:${uid}`;
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  for (const argv of [['chown', '-R', owner, workDir], ['chown', owner, ...cacheDirs]]) {
+    const r = await runProcess(argv, { env, timeoutMs: 120_000 });
+    if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${argv[3]} to the sandbox user`, undefined, r.stderr);
+  }
 }

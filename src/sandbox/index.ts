@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { EcosystemId } from '../core/types.js';
 import { EnvproofError } from '../core/errors.js';
 import { BwrapSandbox } from './bwrap.js';
+import { checkEngine, ContainerSandbox, ensureImage, type ImageBase } from './container.js';
 import { HostSandbox } from './host.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './limits.js';
 import { bwrapWorks } from './probe.js';
@@ -20,6 +21,8 @@ export interface SandboxOptions {
   /** Progress lines for the terminal (e.g. while an environment is being built). */
   progress?: (message: string) => void;
   limits?: Partial<SandboxLimits>;
+  /** Base image of the docker/podman backends (default debian, the same system as bwrap's). */
+  imageBase?: ImageBase;
 }
 
 let cachedDefault: SandboxBackend | undefined;
@@ -57,10 +60,13 @@ export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
       const env = await ensureEnvironment(opts.language, { progress: opts.progress });
       return new BwrapSandbox(opts.language, opts.hostWorkDir, env, { ...DEFAULT_LIMITS, ...opts.limits });
     }
-    default:
-      throw new EnvproofError(
-        `sandbox "${backend}" is not available yet`,
-        'use --sandbox bwrap or --sandbox host',
-      );
+    case 'docker':
+    case 'podman': {
+      await checkEngine(backend);
+      const image = await ensureImage(backend, opts.language, opts.imageBase ?? 'debian', opts.progress ?? (() => {}));
+      const sandbox = new ContainerSandbox(backend, opts.language, opts.hostWorkDir, image, { ...DEFAULT_LIMITS, ...opts.limits });
+      await sandbox.loadBaseline();
+      return sandbox;
+    }
   }
 }
