@@ -154,7 +154,10 @@ export class ResultsStore {
     })();
   }
 
-  /** Writes one run and its attempts (replacing any earlier attempts of the same run); returns the run's id. */
+  /**
+   * Writes (inserts or updates) one run and adds or replaces the given attempts, keeping its other attempts, so
+   * that `envproof run` can record each attempt as it finishes. Returns the run's id.
+   */
   putRun(run: StoredRun, attempts: readonly AttemptRecord[] = []): number {
     const insertAttempt = this.db.prepare(
       `INSERT OR REPLACE INTO attempts (run_id, attempt, tree_hash, manifest_path, manifest, success, error_class,

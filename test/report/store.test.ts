@@ -1,0 +1,121 @@
+/** The results store: schema, WAL, envproof's own runs with attempts, and `report` over them. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import type { AggregateReport } from '../../src/metrics/aggregate.js';
+import { ResultsStore } from '../../src/store/store.js';
+import type { AttemptRecord, StoredRun } from '../../src/store/types.js';
+import { runCli } from '../helpers/cli.js';
+
+function envproofRun(taskId: string, over: Partial<StoredRun> = {}): StoredRun {
+  return {
+    source: 'envproof',
+    agent: 'scripted',
+    language: 'python',
+    taskId,
+    trial: 1,
+    primary: true,
+    firstSuccess: false,
+    finalSuccess: true,
+    repairDepth: 2,
+    initialErrorType: 'missing-dependency',
+    declared: ['requests'],
+    installed: ['certifi', 'requests'],
+    traced: ['certifi', 'requests'],
+    claimedCount: 1,
+    transitiveCount: 2,
+    ...over,
+  };
+}
+
+function attempt(n: number, success: boolean): AttemptRecord {
+  return {
+    attempt: n,
+    treeHash: `sha256:${n}`,
+    manifestPath: 'requirements.txt',
+    manifest: 'requests\n',
+    success,
+    errorClass: success ? null : 'missing-dependency',
+    errorTail: success ? null : "ModuleNotFoundError: No module named 'requests'",
+    startedAt: '2026-01-01T00:00:00Z',
+    durationMs: 1200,
+    tokensIn: 100,
+    tokensOut: 50,
+    costUsd: 0.01,
+  };
+}
+
+describe('results store', () => {
+  let dir: string;
+  let file: string;
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'envproof-store-'));
+    file = path.join(dir, 'nested', 'store.db');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates the documented schema in WAL mode', () => {
+    ResultsStore.open(file).close();
+    const db = new Database(file, { readonly: true });
+    assert.equal(db.pragma('user_version', { simple: true }), 1);
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    assert.deepEqual(tables, ['attempts', 'runs', 'tasks']);
+    const attemptCols = (db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[]).map((c) => c.name);
+    for (const c of ['attempt', 'tree_hash', 'manifest', 'error_class', 'error_tail', 'duration_ms', 'tokens_in', 'cost_usd']) {
+      assert.ok(attemptCols.includes(c), c);
+    }
+    db.close();
+  });
+
+  it('keeps envproof runs with their attempts; writing a run again replaces it', () => {
+    const store = ResultsStore.open(file);
+    const id = store.putRun(envproofRun('p_01'), [attempt(0, false), attempt(1, false), attempt(2, true)]);
+    const again = store.putRun(envproofRun('p_01', { repairDepth: 1 }), [attempt(0, false), attempt(1, true)]);
+    assert.equal(again, id, 'same key, same run id');
+    store.putRun(envproofRun('p_02', { firstSuccess: true, repairDepth: 0, initialErrorType: null }), [attempt(0, true)]);
+    store.putRun(envproofRun('p_03', { finalSuccess: false, repairDepth: null }));
+    const runs = store.runs();
+    assert.equal(runs.length, 3);
+    assert.equal(runs.find((r) => r.taskId === 'p_01')?.repairDepth, 1);
+    const attempts = store.attempts({ source: 'envproof', agent: 'scripted', language: 'python', taskId: 'p_01', trial: 1 });
+    // Attempt 2 of the first write is still there: putRun replaces the attempts it is given, it does not delete others.
+    assert.deepEqual(
+      attempts.map((a) => [a.attempt, a.success]),
+      [
+        [0, false],
+        [1, true],
+        [2, true],
+      ],
+    );
+    assert.equal(attempts[0]?.errorTail, "ModuleNotFoundError: No module named 'requests'");
+    store.close();
+  });
+
+  it('report works on a store of envproof runs (repair depth known)', () => {
+    const r = runCli(['report', '--store', file, '--format', 'json']);
+    assert.equal(r.status, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as AggregateReport;
+    assert.deepEqual(report.counts.sources, { envproof: 3 });
+    const buckets = report.repairBuckets.find((b) => b.agent === 'scripted' && b.language === 'python');
+    // p_01 repaired in 1 round, p_02 first time, p_03 failed.
+    assert.deepEqual(buckets?.counts, { '0': 1, '1-3': 1, '4-7': 0, '8-10': 0, failed: 1, unknown: 0 });
+    // p_01: D1 {requests}, D2 = D3 {certifi, requests}: hidden 1/2, bloat 0, inflation 2; p_02 the same.
+    const m = report.mismatch.find((x) => x.agent === 'scripted');
+    assert.equal(m?.n, 2);
+    assert.equal(m?.hidden, 0.5);
+    assert.equal(m?.bloat, 0);
+    assert.equal(report.inflation.find((x) => x.agent === 'scripted')?.mean, 2);
+  });
+
+  it('refuses a store written by a newer schema', () => {
+    const newer = path.join(dir, 'newer.db');
+    const db = new Database(newer);
+    db.pragma('user_version = 99');
+    db.close();
+    assert.throws(() => ResultsStore.open(newer), /schema version 99; this envproof knows up to 1/);
+  });
+});
