@@ -8,6 +8,18 @@ want() { command -v "$1" >/dev/null 2>&1 || need_apt+=("$2"); }
 want strace strace
 want chromium chromium  # headless browser for the HTML report test (test/report-html)
 
+# C++ tests (test/cpp): CMake, a C++ compiler, git for local FetchContent sources, zlib and nlohmann_json
+# headers, pkg-config. libcurl's -dev package is deliberately NOT installed: the missing-library fixture
+# needs find_package(CURL REQUIRED) to fail.
+want_deb() { dpkg-query -W -f '${Status}' "$1" 2>/dev/null | grep -q 'ok installed' || need_apt+=("$1"); }
+want cmake cmake
+want g++ g++
+want make make
+want git git
+want_deb zlib1g-dev
+want_deb nlohmann-json3-dev
+want_deb pkg-config
+
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
