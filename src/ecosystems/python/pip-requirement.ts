@@ -13,7 +13,6 @@ import { interpretNamed, interpretRequirement, markerExclusion, redactCredential
 
 const URL_RE = /^(?:https?|ftp|file|(?:git|hg|svn|bzr)(?:\+[a-z-]+)?):/i;
 const VCS_RE = /^(?:git|hg|svn|bzr)[+:]/i;
-const DIRECT_REFERENCE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*@/;
 const ARCHIVE_RE = /\.(?:whl|zip|tar|tar\.gz|tgz|tar\.bz2|tbz|tar\.xz|txz|tar\.lz|tlz)$/i;
 /** `{name}-{version}(-{build})?-{python}-{abi}-{platform}.whl` */
 const WHEEL_RE = /^([^-]+)-([^-]+)(?:-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$/i;
@@ -42,6 +41,10 @@ function wheelFile(location: string): { name: string; version: string } | undefi
   const base = location.split(/[#?]/)[0]!.split('/').pop() ?? '';
   const m = WHEEL_RE.exec(base);
   return m ? { name: m[1]!, version: m[2]! } : undefined;
+}
+
+function looksLikePath(text: string): boolean {
+  return text.includes('/') || text.includes('\\') || text.trim().startsWith('.');
 }
 
 function stripExtras(text: string): string {
@@ -90,10 +93,11 @@ async function urlTarget(raw: string, target: string, t: RequirementTarget, ctx:
 export async function interpretTarget(t: RequirementTarget, ctx: TargetContext): Promise<Interpretation> {
   const raw = t.editable ? `-e ${t.text}` : t.text;
   if (URL_RE.test(t.text)) return urlTarget(raw, t.text, t, ctx);
-  if (!t.editable && DIRECT_REFERENCE_RE.test(t.text)) return interpretRequirement(t.text, t.source, ctx.markerEnv);
+  // As pip does: `name @ url` (whatever precedes the @, unless it is a path) is a PEP 508 direct reference.
+  const beforeAt = splitOnce(t.text, '@');
+  if (!t.editable && beforeAt[1] !== undefined && !looksLikePath(beforeAt[0])) return interpretRequirement(t.text, t.source, ctx.markerEnv);
   const [location, marker] = splitOnce(t.text, ';');
-  const looksLikePath = location.includes('/') || location.includes('\\') || location.trim().startsWith('.') || ARCHIVE_RE.test(location.trim());
-  if (t.editable || looksLikePath) {
+  if (t.editable || looksLikePath(location) || ARCHIVE_RE.test(location.trim())) {
     const excluded = markerExclusion(raw, marker?.trim() || undefined, t.source, ctx.markerEnv);
     return excluded ?? localTarget(raw, location.trim(), t, ctx);
   }

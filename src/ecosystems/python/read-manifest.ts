@@ -19,12 +19,16 @@ function declaredEncoding(bytes: Buffer): string | undefined {
   return undefined;
 }
 
+/** Decodes with the WHATWG decoder, trying Python's spellings of the label too (`latin_1`, `latin-1` → `latin1`). */
 function decode(bytes: Buffer, encoding: string): string | undefined {
-  try {
-    return new TextDecoder(encoding, { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
+  for (const label of new Set([encoding, encoding.replace(/_/g, '-'), encoding.replace(/[-_]/g, '')])) {
+    try {
+      return new TextDecoder(label, { fatal: true }).decode(bytes);
+    } catch {
+      // An unknown label or undecodable bytes: try the next spelling.
+    }
   }
+  return undefined;
 }
 
 /**
