@@ -8,6 +8,7 @@ import type { NpmTreeNode } from './npm-tree.js';
 import { readPackageJson } from './package-json.js';
 
 const EVIDENCE_PER_PACKAGE = 3;
+const BIN_ENTRY = /(^|\/)node_modules\/\.bin\//;
 
 /** A package directory, relative to the project, and the name require() knows it by. */
 interface PackageDir {
@@ -22,15 +23,13 @@ interface PackageDir {
  */
 export function owningPackageDir(rel: string): PackageDir | undefined {
   const parts = rel.split('/');
-  let owner: PackageDir | undefined;
-  parts.forEach((part, i) => {
-    const first = parts[i + 1];
-    if (part !== 'node_modules' || !first || first.startsWith('.')) return;
+  for (let i = parts.length - 2; i >= 0; i--) {
+    const first = parts[i + 1]!;
+    if (parts[i] !== 'node_modules' || first.startsWith('.')) continue;
     const end = i + 1 + (first.startsWith('@') ? 2 : 1);
-    if (parts.length <= end) return;
-    owner = { dir: parts.slice(0, end).join('/'), name: parts.slice(i + 1, end).join('/') };
-  });
-  return owner;
+    if (parts.length > end) return { dir: parts.slice(0, end).join('/'), name: parts.slice(i + 1, end).join('/') };
+  }
+  return undefined;
 }
 
 function* walk(node: NpmTreeNode): Generator<NpmTreeNode> {
@@ -51,7 +50,7 @@ function isInside(rel: string, dir: string): boolean {
  * symlinks and node loads by their real path, are recognised by their target directory.
  */
 export class Attributor {
-  private readonly versions = new Map<string, Promise<{ version?: string; realName?: string }>>();
+  private readonly owners = new Map<string, PackageDir | undefined>();
 
   private readonly projectDir: string;
 
@@ -76,42 +75,48 @@ export class Attributor {
     return new Attributor(ctx.projectDir, hostDir, links);
   }
 
-  private async relativeOf(file: string): Promise<string | undefined> {
-    if (!isInside(file, this.projectDir)) return undefined;
-    const rel = file.slice(this.projectDir.length + 1);
-    if (!/(^|\/)node_modules\/\.bin\//.test(rel)) return rel;
+  /** The package a project-relative path belongs to. Owners are cached per directory: traces hold many files per directory. */
+  private ownerOf(rel: string): PackageDir | undefined {
+    const parent = rel.slice(0, rel.lastIndexOf('/') + 1);
+    if (!this.owners.has(parent)) {
+      this.owners.set(parent, owningPackageDir(rel) ?? this.links.find((l) => isInside(rel, l.dir)));
+    }
+    return this.owners.get(parent);
+  }
+
+  private async followBin(rel: string): Promise<string | undefined> {
     const target = await realpath(path.join(this.hostDir, rel)).catch(() => undefined);
     return target && path.relative(this.hostDir, target).split(path.sep).join('/');
   }
 
-  private async owner(file: string): Promise<PackageDir | undefined> {
-    const rel = await this.relativeOf(file);
-    if (rel === undefined) return undefined;
-    return owningPackageDir(rel) ?? this.links.find((l) => isInside(rel, l.dir));
-  }
-
   private identity(dir: string): Promise<{ version?: string; realName?: string }> {
-    let found = this.versions.get(dir);
-    if (!found) {
-      found = readPackageJson(path.join(this.hostDir, dir, 'package.json')).then(
-        (pkg) => ({
-          ...(typeof pkg.version === 'string' ? { version: pkg.version } : {}),
-          ...(typeof pkg.name === 'string' ? { realName: pkg.name } : {}),
-        }),
-        () => ({}),
-      );
-      this.versions.set(dir, found);
-    }
-    return found;
+    return readPackageJson(path.join(this.hostDir, dir, 'package.json')).then(
+      (pkg) => ({
+        ...(typeof pkg.version === 'string' ? { version: pkg.version } : {}),
+        ...(typeof pkg.name === 'string' ? { realName: pkg.name } : {}),
+      }),
+      () => ({}),
+    );
   }
 
   async attribute(files: Iterable<string>): Promise<AttributionResult> {
+    const byDir = new Map<string, { owner: PackageDir; files: string[] }>();
+    for (const file of files) {
+      if (!isInside(file, this.projectDir)) continue;
+      let rel: string | undefined = file.slice(this.projectDir.length + 1);
+      if (BIN_ENTRY.test(rel)) rel = await this.followBin(rel);
+      const owner = rel === undefined ? undefined : this.ownerOf(rel);
+      if (!owner) continue;
+      let group = byDir.get(owner.dir);
+      if (!group) byDir.set(owner.dir, (group = { owner, files: [] }));
+      group.files.push(file);
+    }
+    const groups = [...byDir.values()];
+    const identities = await Promise.all(groups.map((g) => this.identity(g.owner.dir)));
     const traced: Dependency[] = [];
     const evidence: Record<string, string[]> = {};
-    for (const file of [...files].sort()) {
-      const owner = await this.owner(file);
-      if (!owner) continue;
-      const { version, realName } = await this.identity(owner.dir);
+    for (const [i, { owner, files: owned }] of groups.entries()) {
+      const { version, realName } = identities[i]!;
       const aliasOf = realName && realName !== owner.name ? realName : undefined;
       traced.push({
         name: owner.name,
@@ -119,9 +124,9 @@ export class Attributor {
         ...(aliasOf ? { id: `npm:${aliasOf}@${version ?? ''}` } : {}),
         source: owner.dir,
       });
-      const files = (evidence[owner.name] ??= []);
-      if (files.length < EVIDENCE_PER_PACKAGE) files.push(file);
+      (evidence[owner.name] ??= []).push(...owned);
     }
+    for (const name of Object.keys(evidence)) evidence[name] = evidence[name]!.sort().slice(0, EVIDENCE_PER_PACKAGE);
     return { traced: uniqueDependencies(traced), evidence };
   }
 }

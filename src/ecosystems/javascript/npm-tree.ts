@@ -37,6 +37,11 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+function relativePath(projectDir: string, absolute: string): string {
+  if (absolute === projectDir) return '.';
+  return absolute.startsWith(`${projectDir}/`) ? absolute.slice(projectDir.length + 1) : path.posix.relative(projectDir, absolute);
+}
+
 function toNode(key: string, raw: Json, projectDir: string): NpmTreeNode {
   const realName = str(raw.name);
   const absolute = str(raw.path);
@@ -48,7 +53,7 @@ function toNode(key: string, raw: Json, projectDir: string): NpmTreeNode {
   const version = str(raw.version);
   if (version) node.version = version;
   if (realName && realName !== key) node.realName = realName;
-  if (absolute) node.path = path.posix.relative(projectDir, absolute) || '.';
+  if (absolute) node.path = relativePath(projectDir, absolute);
   const resolved = str(raw.resolved);
   if (resolved && !/^https?:/.test(resolved)) node.resolved = resolved;
   for (const flag of ['dev', 'optional', 'peer', 'missing'] as const) {
