@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerAudit } from './audit.js';
 import { registerDoctor } from './doctor.js';
+import { registerEnv } from './env.js';
 import { registerImport } from './import.js';
 import { registerReport } from './report.js';
 
@@ -11,6 +12,7 @@ export type SetExitCode = (code: number) => void;
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {
   registerAudit(program, setExitCode);
   registerDoctor(program, setExitCode);
+  registerEnv(program, setExitCode);
   registerImport(program, setExitCode);
   registerReport(program, setExitCode);
 }

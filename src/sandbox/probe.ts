@@ -10,6 +10,6 @@ export function bwrapWorks(): { ok: boolean; detail: string } {
   const namespaces = process.getuid?.() === 0 ? ['--unshare-pid', '--unshare-net', '--unshare-ipc'] : ['--unshare-all'];
   const argv = ['bwrap', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...namespaces, '--', 'true'];
   const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000 });
-  if (r.status === 0) return { ok: true, detail: 'bwrap creates user, pid, mount and network namespaces' };
+  if (r.status === 0) return { ok: true, detail: 'bwrap can create its mount, pid and network namespaces' };
   return { ok: false, detail: (r.stderr || r.error?.message || `exit ${r.status}`).trim() };
 }

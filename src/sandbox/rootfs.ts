@@ -47,20 +47,28 @@ export function rootfsDir(language: EcosystemId): string {
   return path.join(rootfsRoot(), language);
 }
 
-/** The finished environment for `language`, or null when it is missing, unfinished or built from another recipe. */
-export async function readEnvironment(language: EcosystemId): Promise<Environment | null> {
+export type EnvironmentStatus = 'ready' | 'missing' | 'unfinished' | 'outdated';
+
+/** What is on disk for `language`: ready, missing, unfinished (no valid marker) or built from another recipe. */
+export async function inspectEnvironment(language: EcosystemId): Promise<{ status: EnvironmentStatus; marker?: EnvMarker }> {
   const dir = rootfsDir(language);
+  if (!existsSync(dir)) return { status: 'missing' };
   const text = await readFile(path.join(dir, MARKER_FILE), 'utf8').catch(() => null);
-  if (text === null) return null;
   let marker: EnvMarker;
   try {
-    marker = JSON.parse(text) as EnvMarker;
+    marker = JSON.parse(text ?? '') as EnvMarker;
   } catch {
-    return null;
+    return { status: 'unfinished' };
   }
   const current = debianPackages(language).join(' ');
-  if (marker.format !== MARKER_FORMAT || marker.language !== language || marker.requested.join(' ') !== current) return null;
-  return { language, dir, marker };
+  const sameRecipe = marker.format === MARKER_FORMAT && marker.language === language && marker.requested.join(' ') === current;
+  return { status: sameRecipe ? 'ready' : 'outdated', marker };
+}
+
+/** The finished environment for `language`, or null when it is missing, unfinished or built from another recipe. */
+export async function readEnvironment(language: EcosystemId): Promise<Environment | null> {
+  const { status, marker } = await inspectEnvironment(language);
+  return status === 'ready' && marker ? { language, dir: rootfsDir(language), marker } : null;
 }
 
 export function baselineOf(marker: EnvMarker): SandboxBaseline {

@@ -1,0 +1,69 @@
+import { mkdir, statfs } from 'node:fs/promises';
+import { runProcess } from '../core/process.js';
+import { bwrapWorks } from './probe.js';
+import { commandExists, MIN_FREE_BYTES, rootfsRoot } from './rootfs.js';
+
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** The command (or action) that fixes a failed check. */
+  fix?: string;
+}
+
+function installCheck(name: string, command: string, pkg: string, why: string): DoctorCheck {
+  const ok = commandExists(command);
+  return { name, ok, detail: ok ? `${command} found (${why})` : `${command} not found (${why})`, fix: ok ? undefined : `apt-get install -y ${pkg}` };
+}
+
+/** Everything the bwrap backend needs on this machine, each failed item with what fixes it. */
+export async function doctorChecks(): Promise<DoctorCheck[]> {
+  const isRoot = process.getuid?.() === 0;
+  const checks: DoctorCheck[] = [
+    installCheck('bubblewrap', 'bwrap', 'bubblewrap', 'runs programs in namespaces'),
+    installCheck('debootstrap', 'debootstrap', 'debootstrap', 'builds the root filesystems'),
+    installCheck('util-linux', 'setpriv', 'util-linux', 'setpriv and prlimit drop privileges and set limits'),
+    installCheck('strace', 'strace', 'strace', 'the tracer'),
+  ];
+
+  const ns = bwrapWorks();
+  checks.push({
+    name: 'namespaces',
+    ok: ns.ok,
+    detail: ns.ok ? ns.detail : `bwrap cannot create its namespaces: ${ns.detail}`,
+    fix: ns.ok
+      ? undefined
+      : isRoot
+        ? 'inside a container, run it with --privileged (or --cap-add SYS_ADMIN --security-opt seccomp=unconfined), or use --sandbox host'
+        : 'sudo sysctl -w kernel.unprivileged_userns_clone=1 user.max_user_namespaces=15000 (or run envproof as root)',
+  });
+
+  const trace = commandExists('strace')
+    ? await runProcess(['strace', '-f', '-o', '/dev/null', 'true'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 10_000 })
+    : null;
+  checks.push({
+    name: 'ptrace',
+    ok: trace?.exitCode === 0,
+    detail: trace === null ? 'not checked: strace is missing' : trace.exitCode === 0 ? 'strace can trace a child process' : `strace failed: ${trace.stderr.trim()}`,
+    fix: trace?.exitCode === 0 ? undefined : trace === null ? 'apt-get install -y strace' : 'sudo sysctl -w kernel.yama.ptrace_scope=1 (in a container: --cap-add SYS_PTRACE)',
+  });
+
+  checks.push({
+    name: 'root',
+    ok: isRoot,
+    detail: isRoot ? 'running as root: environments can be built' : 'not root: debootstrap cannot build environments',
+    fix: isRoot ? undefined : 'sudo envproof env build all',
+  });
+
+  await mkdir(rootfsRoot(), { recursive: true }).catch(() => {});
+  const fs = await statfs(rootfsRoot()).catch(() => null);
+  const free = fs ? fs.bavail * fs.bsize : 0;
+  const gib = (b: number) => `${(b / 1024 ** 3).toFixed(1)} GiB`;
+  checks.push({
+    name: 'disk space',
+    ok: free >= MIN_FREE_BYTES,
+    detail: `${gib(free)} free under ${rootfsRoot()} (${gib(MIN_FREE_BYTES)} needed per environment build)`,
+    fix: free >= MIN_FREE_BYTES ? undefined : 'free some space, or set ENVPROOF_CACHE_DIR to a directory on a larger disk',
+  });
+  return checks;
+}
