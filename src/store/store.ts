@@ -190,7 +190,7 @@ export class ResultsStore {
 
   runs(): StoredRun[] {
     const rows = this.db
-      .prepare('SELECT * FROM runs ORDER BY source, agent, language, trial, task_id')
+      .prepare('SELECT * FROM runs ORDER BY source, agent, language, task_id, trial')
       .all() as RunRow[];
     return rows.map((row) => {
       if (!(ECOSYSTEM_IDS as readonly string[]).includes(row.language)) {
