@@ -24,7 +24,7 @@ async function exists(p: string): Promise<boolean> {
 }
 
 async function createVenv(ctx: AuditContext): Promise<void> {
-  const r = await ctx.sandbox.exec({ argv: ['python3', '-m', 'venv', venvDir(ctx)], cwd: ctx.envDir, timeoutMs: 300_000, network: false });
+  const r = await ctx.sandbox.exec({ argv: ['python3', '-m', 'venv', '--without-pip', venvDir(ctx)], cwd: ctx.envDir, timeoutMs: 300_000, network: false });
   if (r.exitCode !== 0) {
     throw new StepFailedError('install', 'other', 'could not create a Python virtual environment', tail(r.stderr || r.stdout || r.spawnError || ''), 'check that python3 and its venv module are installed (`envproof doctor`)');
   }
@@ -83,7 +83,7 @@ export const pythonEcosystem: EcosystemModule = {
     return {
       installed,
       details: details as unknown as Record<string, unknown>,
-      commands: [`python3 -m venv ${venvDir(ctx)}`, `pip install ${args.join(' ')}`, 'pip list --format=json (before and after)'],
+      commands: [`python3 -m venv --without-pip ${venvDir(ctx)}`, `pip --python <venv> install ${args.join(' ')}`, 'pip --python <venv> list --format=json (before and after)'],
       durationMs: performance.now() - started,
     };
   },

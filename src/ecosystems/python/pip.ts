@@ -24,10 +24,18 @@ export function venvEnv(ctx: AuditContext): Record<string, string> {
   };
 }
 
+/**
+ * pip run by the environment's interpreter and pointed at the venv (`--python`): the venv itself is created
+ * without pip, so it starts empty and pip's own files never mix with the project's packages.
+ */
+function pipArgv(ctx: AuditContext, args: string[]): string[] {
+  return ['python3', '-m', 'pip', '--python', venvPython(ctx), '--disable-pip-version-check', ...args];
+}
+
 /** `pip list --format=json` of the venv, as normalised dependencies. */
 export async function pipList(ctx: AuditContext): Promise<Dependency[]> {
   const r = await ctx.sandbox.exec({
-    argv: [venvPython(ctx), '-m', 'pip', 'list', '--format=json', '--disable-pip-version-check'],
+    argv: pipArgv(ctx, ['list', '--format=json']),
     cwd: ctx.projectDir,
     timeoutMs: 120_000,
     network: false,
@@ -70,9 +78,8 @@ export function pipErrorLine(output: string): string {
 
 export async function pipInstall(ctx: AuditContext, args: string[]): Promise<string> {
   const r = await ctx.sandbox.exec({
-    argv: [venvPython(ctx), '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...args],
+    argv: pipArgv(ctx, ['install', '--no-input', ...args]),
     cwd: ctx.projectDir,
-    env: venvEnv(ctx),
     timeoutMs: INSTALL_TIMEOUT_MS,
     network: true,
   });
