@@ -6,6 +6,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { EcosystemId } from '../core/types.js';
 import { ALL_AGENTS, type AggregateReport, type RepairBucket } from '../metrics/aggregate.js';
+import { boxStats, evenSample } from './charts-stats.js';
 
 export interface ChartFigure {
   kind: 'chart';
@@ -285,51 +286,73 @@ export function mismatchRates(report: AggregateReport): Figure {
   );
 }
 
+/** Dots drawn per agent and language in Figure 8; beyond it, an even sample of the sorted ratios is drawn. */
+export const MAX_DOTS_PER_STRATUM = 150;
+
 export function inflationDistribution(report: AggregateReport): Figure {
-  // Dots per agent (coloured), boxes over all of a language's dots: the agents' ratios pool to the `all` row's.
   const byAgent = report.inflation.filter((r) => r.agent !== ALL_AGENTS);
-  // A deterministic spread (golden-ratio sequence) keeps equal ratios from hiding each other.
-  const values = byAgent.flatMap((r) =>
-    r.ratios
-      .filter((rho) => rho > 0)
-      .map((rho, i) => ({ language: languageLabel(r.language), agent: r.agent, rho, jitter: ((i * 0.618034) % 1) * 1.2 - 0.6 })),
-  );
-  if (values.length === 0) {
+  const positive = (ratios: readonly number[]) => ratios.filter((rho) => rho > 0).sort((a, b) => a - b);
+  // Boxes from every ratio of a language (agents pooled), computed here so that they stay exact when dots are sampled.
+  const boxes = report.languages.flatMap((language) => {
+    const all = positive(byAgent.filter((r) => r.language === language).flatMap((r) => r.ratios));
+    return all.length === 0 ? [] : [{ language: languageLabel(language), ...boxStats(all) }];
+  });
+  if (boxes.length === 0) {
     return missing(
       'fig8',
       FIG8,
       'No successful primary run has both a non-zero declared count and an installed count, so there is no inflation ratio to plot.',
     );
   }
-  const zeros = byAgent.reduce((s, r) => s + r.ratios.filter((rho) => rho <= 0).length, 0);
-  const medians = report.inflation
-    .filter((r) => r.agent === ALL_AGENTS && r.median !== null && r.median > 0)
-    .map((r) => `${languageLabel(r.language)} ${formatRatio(r.median!)}`)
-    .join(', ');
+  let total = 0;
+  // A deterministic spread (golden-ratio sequence) keeps equal ratios from hiding each other.
+  const dots = byAgent.flatMap((r) => {
+    const ratios = positive(r.ratios);
+    total += ratios.length;
+    return evenSample(ratios, MAX_DOTS_PER_STRATUM).map((rho, i) => ({
+      language: languageLabel(r.language),
+      agent: r.agent,
+      rho,
+      jitter: ((i * 0.618034) % 1) * 1.2 - 0.6,
+    }));
+  });
+  const zeros = byAgent.reduce((s, r) => s + r.ratios.length, 0) - total;
+  const medians = boxes.map((b) => `${b.language} ${formatRatio(b.median)}`).join(', ');
   const x = { field: 'language', type: 'nominal', title: 'Language', sort: languageSort(report), axis: { labelAngle: 0 } };
-  const y = {
-    field: 'rho',
+  const ticks = logTicks([Math.min(...boxes.map((b) => b.min)), Math.max(...boxes.map((b) => b.max))]);
+  const logY = (field: string, title: string) => ({
+    field,
     type: 'quantitative',
-    title: 'Inflation ratio ρ (log scale)',
-    scale: { type: 'log' },
-    axis: { values: logTicks(values.map((v) => v.rho)), labelExpr: "datum.label + '×'" },
-  };
+    title,
+    scale: { type: 'log', domain: [ticks[0], ticks.at(-1)], nice: false },
+    axis: { values: ticks, labelExpr: "datum.label + '×'" },
+  });
+  const TITLE = 'Inflation ratio ρ (log scale)';
   return chart(
     'fig8',
     FIG8,
-    'Each box summarises the per-project ρ of successful primary runs of a language (agents pooled; whiskers at min and max); ' +
-      `each dot is one project, coloured by agent. Medians: ${medians}.` +
+    'Each box spans the quartiles of the per-project ρ of a language’s successful primary runs (agents pooled), with the median ' +
+      `as a black line and whiskers at min and max; each dot is one project, coloured by agent. Medians: ${medians}.` +
+      (dots.length < total ? ` ${dots.length} of ${total} projects are drawn as dots (evenly spaced by rank).` : '') +
       (zeros > 0 ? ` ${zeros} project(s) with ρ = 0 cannot be shown on a log scale and are left out.` : ''),
     {
-      data: { values },
       width: { step: 90 },
       height: 260,
-      encoding: { x, y },
+      encoding: { x },
       layer: [
-        { mark: { type: 'boxplot', extent: 'min-max', opacity: 0.35, color: '#4c78a8', size: 44, median: { color: 'black' } } },
         {
+          data: { values: boxes },
+          layer: [
+            { mark: { type: 'rule', color: '#4c78a8' }, encoding: { y: logY('min', TITLE), y2: { field: 'max' } } },
+            { mark: { type: 'bar', size: 44, color: '#4c78a8', opacity: 0.35 }, encoding: { y: logY('q1', TITLE), y2: { field: 'q3' } } },
+            { mark: { type: 'tick', size: 44, thickness: 2, color: 'black' }, encoding: { y: logY('median', TITLE) } },
+          ],
+        },
+        {
+          data: { values: dots },
           mark: { type: 'point', filled: true, size: 26, opacity: 0.7 },
           encoding: {
+            y: logY('rho', TITLE),
             xOffset: { field: 'jitter', type: 'quantitative', scale: { domain: [-1, 1] } },
             color: { field: 'agent', type: 'nominal', title: 'Agent', sort: report.agents },
           },
@@ -339,13 +362,15 @@ export function inflationDistribution(report: AggregateReport): Figure {
   );
 }
 
-/** 1-2-5 ticks covering the values (1×, 2×, 5×, 10×, …), as in the paper's Figure 8. */
-export function logTicks(values: readonly number[]): number[] {
-  const lo = Math.floor(Math.log10(Math.min(...values)));
-  const hi = Math.ceil(Math.log10(Math.max(...values)));
+/** 1-2-5 ticks (1×, 2×, 5×, 10×, …, as in the paper's Figure 8) from the last one at or below min to the first at or above max. */
+export function logTicks([min, max]: [number, number]): number[] {
   const ticks: number[] = [];
-  for (let e = lo; e <= hi; e++) for (const m of [1, 2, 5]) ticks.push(Number((m * 10 ** e).toPrecision(1)));
-  return ticks.filter((t) => t <= 10 ** hi);
+  for (let e = Math.floor(Math.log10(min)); e <= Math.ceil(Math.log10(max)); e++) {
+    for (const m of [1, 2, 5]) ticks.push(Number((m * 10 ** e).toPrecision(1)));
+  }
+  const first = ticks.filter((t) => t <= min).length - 1;
+  const last = ticks.findIndex((t) => t >= max);
+  return ticks.slice(first, last + 1);
 }
 
 function formatRatio(value: number): string {

@@ -7,12 +7,14 @@ import {
   firstAttemptGrid,
   inflationDistribution,
   logTicks,
+  MAX_DOTS_PER_STRATUM,
   mismatchRates,
   repairDepth,
   type ChartFigure,
   type Figure,
 } from '../../src/report/charts.js';
 import { renderSvg } from '../../src/report/charts-render.js';
+import { evenSample, quantile } from '../../src/report/charts-stats.js';
 import { smallReport } from './fixtures/small-report.js';
 
 function asChart(f: Figure): ChartFigure {
@@ -31,6 +33,9 @@ function markItems(svg: string, type: string): number {
   return total;
 }
 
+type Values = { values: Record<string, unknown>[] };
+type Y = { scale: { type: string }; axis: { values: number[] } };
+
 function dataValues(f: ChartFigure): Record<string, unknown>[] {
   return (f.spec as { data: { values: Record<string, unknown>[] } }).data.values;
 }
@@ -47,22 +52,52 @@ describe('figure specs', () => {
 
   it('Figure 8 plots per-project ρ on a log axis with 1-2-5 ticks, leaving out ρ = 0', async () => {
     const fig = asChart(inflationDistribution(report));
-    const layers = (fig.spec as { encoding: { y: { scale: { type: string }; axis: { values: number[] } } } }).encoding.y;
-    assert.equal(layers.scale.type, 'log');
+    const spec = fig.spec as unknown as { layer: [{ data: Values; layer: { encoding: { y: Y } }[] }, { data: Values; encoding: { y: Y } }] };
+    const [boxes, dots] = spec.layer;
+    for (const y of [...boxes.layer.map((l) => l.encoding.y), dots.encoding.y]) {
+      assert.equal(y.scale.type, 'log');
+      assert.deepEqual(y.axis.values, [1, 2, 5, 10, 20, 50]);
+    }
     // Positive ratios: claude Python 2, 3 and C++ 1 (its 0 cannot sit on a log scale), r&d Python 40.
-    assert.deepEqual(layers.axis.values, [1, 2, 5, 10, 20, 50, 100]);
     assert.deepEqual(
-      dataValues(fig).map((v) => [v.agent, v.rho]),
+      dots.data.values.map((v) => [v.agent, v.rho]),
       [['claude', 2], ['claude', 3], ['claude', 1], ['r&d <bot>', 40]],
     );
+    // Python [2, 3, 40]: quartiles at ranks 0.5 and 1.5 (linear interpolation) are 2.5 and 21.5.
+    assert.deepEqual(boxes.data.values, [
+      { language: 'Python', min: 2, q1: 2.5, median: 3, q3: 21.5, max: 40 },
+      { language: 'C++', min: 1, q1: 1, median: 1, q3: 1, max: 1 },
+    ]);
     assert.match(fig.caption, /1 project\(s\) with ρ = 0/);
     const svg = await renderSvg(fig.spec);
     assert.equal(markItems(svg, 'symbol'), 4, 'one dot per project');
+    assert.equal(markItems(svg, 'rect'), 4, 'a box and a median tick per language');
+    assert.equal(markItems(svg, 'rule'), 2, 'one whisker per language');
     assert.match(svg, /Inflation ratio ρ \(log scale\)/);
   });
 
-  it('log ticks span below 1 when ratios do', () => {
-    assert.deepEqual(logTicks([0.5, 37]), [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]);
+  it('Figure 8 samples the dots of a large stratum but keeps its box exact', () => {
+    const big = smallReport();
+    const ratios = Array.from({ length: 1001 }, (_, i) => i + 1); // 1 … 1001
+    big.inflation = [{ agent: 'claude', language: 'python', n: ratios.length, ratios, mean: 501, median: 501 }];
+    const fig = asChart(inflationDistribution(big));
+    const [boxes, dots] = (fig.spec as unknown as { layer: [{ data: Values }, { data: Values }] }).layer;
+    assert.equal(dots.data.values.length, MAX_DOTS_PER_STRATUM);
+    assert.deepEqual([dots.data.values[0]!.rho, dots.data.values.at(-1)!.rho], [1, 1001]);
+    assert.deepEqual(boxes.data.values, [{ language: 'Python', min: 1, q1: 251, median: 501, q3: 751, max: 1001 }]);
+    assert.match(fig.caption, new RegExp(`${MAX_DOTS_PER_STRATUM} of 1001 projects`));
+  });
+
+  it('log ticks cover the ratios with the fewest 1-2-5 steps, below 1 too', () => {
+    assert.deepEqual(logTicks([0.5, 37]), [0.5, 1, 2, 5, 10, 20, 50]);
+    assert.deepEqual(logTicks([0.3, 80]), [0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]);
+    assert.deepEqual(logTicks([1, 1]), [1]);
+  });
+
+  it('even samples keep both ends and evenly spaced ranks', () => {
+    assert.deepEqual(evenSample([1, 2, 3, 4, 5, 6, 7, 8, 9], 3), [1, 5, 9]);
+    assert.deepEqual(evenSample([1, 2], 5), [1, 2]);
+    assert.equal(quantile([1, 2, 3, 4], 0.25), 1.75);
   });
 
   it('Figure 4 draws one cell per agent and language, with the value in it', async () => {
