@@ -42,19 +42,35 @@ async function carriesMarker(pid: number, marker: string): Promise<boolean> {
   return environ !== null && `\0${environ}`.includes(`\0${RUN_MARKER_VARIABLE}=${marker}\0`);
 }
 
-async function survivors(marker: string, logPids: readonly number[], startedAt: number | null): Promise<number[]> {
+async function isTraced(pid: number): Promise<boolean> {
+  const status = await readOrNull(`/proc/${pid}/status`);
+  const tracer = status === null ? null : /^TracerPid:\s*(\d+)/m.exec(status);
+  return tracer !== null && tracer[1] !== '0';
+}
+
+export interface LeftoverQuery {
+  /** Host pids seen in the log (only when the sandbox shares the host's pid space)... */
+  logPids?: readonly number[];
+  /** ...killed when they started at or after this many ticks since boot (so not a reused pid). */
+  startedAt?: number;
+  /** Only processes being traced: the program's, not strace itself. */
+  tracedOnly?: boolean;
+}
+
+async function survivors(marker: string, query: LeftoverQuery): Promise<number[]> {
   const found = new Set<number>();
   const all = (await readdir('/proc')).filter((n) => /^\d+$/.test(n)).map(Number);
   await Promise.all(
     all.map(async (pid) => {
-      if (pid !== process.pid && (await carriesMarker(pid, marker))) found.add(pid);
+      if (pid === process.pid || !(await carriesMarker(pid, marker))) return;
+      if (!query.tracedOnly || (await isTraced(pid))) found.add(pid);
     }),
   );
-  if (startedAt !== null) {
+  const { logPids = [], startedAt } = query;
+  if (startedAt !== undefined) {
     await Promise.all(
       logPids.map(async (pid) => {
         const started = await liveStartTicks(pid);
-        // A pid seen in the log that started before the run is a different, reused process.
         if (pid !== process.pid && started !== null && started >= startedAt) found.add(pid);
       }),
     );
@@ -63,14 +79,14 @@ async function survivors(marker: string, logPids: readonly number[], startedAt: 
 }
 
 /**
- * Kills every process carrying `marker` in its environment and every pid of `logPids` (host pids, only
- * when the sandbox shares the host's pid space) that started at or after `startedAt` ticks since boot.
- * Repeats while it finds some, since a dying tree may still be forking. Returns how many it killed.
+ * Kills every process carrying `marker` in its environment (or, with `tracedOnly`, every such process
+ * under strace) and the log pids the query admits. Repeats while it finds some, since a dying tree may
+ * still be forking. Returns how many it killed.
  */
-export async function killLeftovers(marker: string, logPids: readonly number[] = [], startedAt: number | null = null): Promise<number> {
+export async function killLeftovers(marker: string, query: LeftoverQuery = {}): Promise<number> {
   let killed = 0;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const pids = await survivors(marker, logPids, startedAt);
+    const pids = await survivors(marker, query);
     let hit = 0;
     for (const pid of pids) {
       try {

@@ -1,6 +1,6 @@
 /** `traceRun`: runs a program under strace inside a sandbox and reports what it opened and executed. */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { EnvproofError } from '../core/errors.js';
 import { tail } from '../core/process.js';
 import type { ExecResult } from '../sandbox/types.js';
@@ -9,6 +9,7 @@ import { killLeftovers, RUN_MARKER_VARIABLE, ticksSinceBoot } from './reap.js';
 import { straceArgv, straceFeatures } from './strace.js';
 import { withSymlinkTargets } from './symlinks.js';
 import type { Tracer } from './types.js';
+import { watchRootEnd } from './watch.js';
 
 /** How often, once the run is this far past its time limit, processes that escaped the group kill are looked for. */
 const STRAGGLER_CHECK_MS = 500;
@@ -20,15 +21,19 @@ export const traceRun: Tracer = async (sandbox, req) => {
     throw new EnvproofError(`the strace log path ${logPath} is not visible from the host`, 'put the log in the sandbox work directory');
   }
   const features = await straceFeatures(sandbox);
+  rmSync(hostLog, { force: true }); // the watcher below must not read a previous run's log
   const marker = randomUUID();
   // Log pids are host pids only when the sandbox shares the host's pid space.
-  const startedAt = sandbox.backend === 'host' ? await ticksSinceBoot() : null;
+  const startedAt = sandbox.backend === 'host' ? await ticksSinceBoot() : undefined;
   const started = Date.now();
   // A process that left the process group keeps the output pipes open, so the exec would not return at
   // its time limit: once past it, kill such processes.
   const stragglers = setInterval(() => {
     if (Date.now() - started > exec.timeoutMs + STRAGGLER_CHECK_MS) void killLeftovers(marker);
   }, STRAGGLER_CHECK_MS);
+  // When the program itself ends, what it left running is killed, as an untraced run's process group
+  // would be; strace then exits with the program's status.
+  const rootWatch = watchRootEnd(hostLog, () => void killLeftovers(marker, { tracedOnly: true }));
   let run: ExecResult;
   try {
     run = await sandbox.exec({
@@ -38,6 +43,7 @@ export const traceRun: Tracer = async (sandbox, req) => {
     });
   } finally {
     clearInterval(stragglers);
+    rootWatch.stop();
   }
   let parsed: ParsedTrace | undefined;
   try {
@@ -50,7 +56,7 @@ export const traceRun: Tracer = async (sandbox, req) => {
     }
     parsed = await parseStraceLog(hostLog, exec.cwd);
   } finally {
-    await killLeftovers(marker, parsed && startedAt !== null ? [...parsed.pids] : [], startedAt);
+    await killLeftovers(marker, { logPids: parsed ? [...parsed.pids] : [], startedAt });
   }
   return {
     run: programOutcome(run, parsed),

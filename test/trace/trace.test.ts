@@ -72,6 +72,17 @@ test('exit codes and fatal signals pass through strace', { timeout: 60_000 }, as
   assert.equal(crash.run.timedOut, false);
 });
 
+test('the run ends with the program: a background child it leaves is killed, not waited for', { timeout: 60_000 }, async () => {
+  const sb = sandbox();
+  const script = 'sleep 3600 </dev/null >/dev/null 2>&1 & echo $! > bg.pid; exit 4';
+  const r = await traceRun(sb, request(sb, ['sh', '-c', script], 30_000));
+  assert.equal(r.run.timedOut, false);
+  assert.equal(r.run.exitCode, 4);
+  const bg = Number(readFileSync(path.join(sb.workDir, 'bg.pid'), 'utf8'));
+  assert.equal(isAlive(bg), false, `background sleeper ${bg} survived`);
+  assert.ok(r.execs.includes('/usr/bin/sleep') || r.execs.includes('/bin/sleep'), r.execs.join(' '));
+});
+
 test('a program that cannot be started is reported as a spawn error', { timeout: 60_000 }, async () => {
   const sb = sandbox();
   const r = await traceRun(sb, request(sb, ['/nonexistent/program']));
