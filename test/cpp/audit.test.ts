@@ -95,6 +95,23 @@ describe('C++: FetchContent from local git repositories, with a nested fetch', (
   });
 });
 
+describe('C++: a pkg-config module', () => {
+  let r: Awaited<ReturnType<typeof buildAndTrace>>;
+  before(async () => {
+    r = await buildAndTrace(await fixtureContext('pkgconfig'));
+  });
+
+  it('D2: PkgConfig and the module pkg_check_modules found, with its version', () => {
+    assert.deepEqual(names(r.install.installed), ['pkgconfig', 'zlib']);
+    assert.equal(r.install.installed.find((d) => d.name === 'zlib')?.version, debianUpstreamVersion('zlib1g-dev'));
+  });
+
+  it('D3: the loaded libz.so.1 takes the pkg-config module name, so it meets D1', () => {
+    assert.match(r.stdout, /^crc32=\d+$/m);
+    assert.deepEqual(names(r.attribution.traced), ['zlib']);
+  });
+});
+
 describe('C++: failures', () => {
   it('a find_package of a library that is not installed is a missing system library', async () => {
     const ctx = await fixtureContext('missing-lib');

@@ -6,9 +6,9 @@
  *
  * How a file gets its name, so that D1 (CMake names) and D3 meet:
  * 1. under a FetchContent directory (`_deps/<name>-src|-build`): the FetchContent name;
- * 2. a file CMake itself resolved for a find_package() (its library, its config file), compared after
- *    resolving symlinks, or any file of the same Debian package: the find_package name (`libz.so.1` →
- *    `zlib`, `/usr/include/nlohmann/json.hpp` → `nlohmann-json`);
+ * 2. a file CMake itself resolved for a find_package() (its library, its config file) or for a
+ *    pkg_check_modules() module (its library), compared after resolving symlinks, or any file of the same
+ *    Debian package: that CMake name (`libz.so.1` → `zlib`, `/usr/include/nlohmann/json.hpp` → `nlohmann-json`);
  * 3. otherwise a readable name from the file: the paper's library-name rule (`libssl.so.3` → `ssl`) or,
  *    for a header, its top directory or stem under `include/` (`/usr/include/openssl/ssl.h` → `openssl`).
  * `id` carries the owning Debian package when there is one; `version` its version (or the fetched tag).
@@ -53,12 +53,15 @@ async function withTarget(ctx: AuditContext, inside: string): Promise<string[]> 
 }
 
 async function namingFor(ctx: AuditContext, details: CmakeInstallDetails, owners: Map<string, DebianPackage>): Promise<Naming> {
-  const byFile = new Map<string, string>();
   // Nested find_package calls come after the outer one; walking backwards lets the innermost claim its files.
-  for (const rec of [...details.findPackages].reverse()) {
-    if (!rec.found) continue;
-    for (const file of rec.files.filter((f) => f.startsWith('/'))) {
-      for (const p of await withTarget(ctx, file)) if (!byFile.has(p)) byFile.set(p, cmakeName(rec.name));
+  const claims = [
+    ...[...details.findPackages].reverse().filter((r) => r.found).map((r) => ({ name: cmakeName(r.name), files: r.files })),
+    ...details.pkgConfig,
+  ];
+  const byFile = new Map<string, string>();
+  for (const claim of claims) {
+    for (const file of claim.files.filter((f) => f.startsWith('/'))) {
+      for (const p of await withTarget(ctx, file)) if (!byFile.has(p)) byFile.set(p, claim.name);
     }
   }
   const ownersOfFound = await debianOwners(ctx.sandbox, byFile.keys(), ctx.envDir);

@@ -21,13 +21,15 @@ export interface CmakeInstallDetails {
   /** The build directory, as seen inside the sandbox. */
   buildDir: string;
   findPackages: FindPackageRecord[];
+  /** pkg-config modules found, with the library files pkg_check_modules resolved for their prefix. */
+  pkgConfig: { name: string; files: string[] }[];
   /** Fetched content: lower-cased name → source directory (inside the sandbox). */
   fetched: Record<string, string>;
 }
 
 export function cmakeDetails(install: InstallResult): CmakeInstallDetails {
   const d = install.details as Partial<CmakeInstallDetails> | undefined;
-  if (!d?.buildDir || !d.findPackages || !d.fetched) throw new Error('C++ install details missing: install() did not run');
+  if (!d?.buildDir || !d.findPackages || !d.pkgConfig || !d.fetched) throw new Error('C++ install details missing: install() did not run');
   return d as CmakeInstallDetails;
 }
 
@@ -89,17 +91,26 @@ async function fetchedContent(ctx: AuditContext, log: ProviderLog, buildDir: str
   return { deps, dirs };
 }
 
-/** pkg-config modules the project's pkg_check_modules/pkg_search_module calls found (cached by FindPkgConfig). */
-async function pkgConfigModules(ctx: AuditContext, cache: Map<string, string>): Promise<Dependency[]> {
+interface PkgConfigModule {
+  dep: Dependency;
+  files: string[];
+}
+
+/**
+ * pkg-config modules the project's own pkg_check_modules/pkg_search_module calls found, from what
+ * FindPkgConfig caches: `<PREFIX>_FOUND`, versions, and the full library paths `pkgcfg_lib_<PREFIX>_<lib>`.
+ */
+async function pkgConfigModules(ctx: AuditContext, cache: Map<string, string>): Promise<PkgConfigModule[]> {
   const project = await readCmakeProject(hostPath(ctx, ctx.projectDir));
-  const out: Dependency[] = [];
+  const out: PkgConfigModule[] = [];
   for (const d of project.declarations.filter((x) => x.kind === 'pkg-config')) {
     const prefix = d.prefix ?? '';
     if (cache.get(`${prefix}_FOUND`) !== '1') continue;
     const searched = cache.get(`${prefix}_MODULE_NAME`);
     if (searched && searched !== d.rawName) continue;
     const version = cache.get(`${prefix}_${d.rawName}_VERSION`) || cache.get(`${prefix}_VERSION`) || undefined;
-    out.push({ name: cmakeName(d.rawName), version, id: d.rawName, source: 'pkg-config' });
+    const files = [...cache].filter(([key, value]) => key.startsWith(`pkgcfg_lib_${prefix}_`) && value.startsWith('/')).map(([, value]) => value);
+    out.push({ dep: { name: cmakeName(d.rawName), version, id: d.rawName, source: 'pkg-config' }, files });
   }
   return out;
 }
@@ -153,8 +164,14 @@ export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult> 
 
   const cache = parseCmakeCache(await readIfExists(path.join(hostPath(ctx, buildDir), 'CMakeCache.txt')));
   const fetched = await fetchedContent(ctx, log, buildDir);
-  const installed = uniqueDependencies([...foundPackages(log, cache.get('CMAKE_ROOT')), ...fetched.deps, ...(await pkgConfigModules(ctx, cache))]);
-  const details: CmakeInstallDetails = { buildDir, findPackages: log.findPackages, fetched: fetched.dirs };
+  const pkgConfig = await pkgConfigModules(ctx, cache);
+  const installed = uniqueDependencies([...foundPackages(log, cache.get('CMAKE_ROOT')), ...fetched.deps, ...pkgConfig.map((m) => m.dep)]);
+  const details: CmakeInstallDetails = {
+    buildDir,
+    findPackages: log.findPackages,
+    pkgConfig: pkgConfig.map((m) => ({ name: m.dep.name, files: m.files })),
+    fetched: fetched.dirs,
+  };
   return {
     installed,
     details: details as unknown as Record<string, unknown>,
