@@ -19,6 +19,8 @@ want git git
 want_deb zlib1g-dev
 want_deb nlohmann-json3-dev
 want_deb pkg-config
+# The results store's better-sqlite3 is compiled by node-gyp (no prebuilt download here): Python, make, g++.
+want python3 python3
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"
