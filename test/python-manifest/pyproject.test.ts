@@ -136,3 +136,22 @@ test('a binary pyproject.toml is refused with an error naming it', async () => {
   const dir = await project({ 'pyproject.toml': Buffer.from([0x5b, 0x00, 0x5d, 0xff]) });
   await assert.rejects(extractPythonDeclared(dir), (err: unknown) => err instanceof EnvproofError && err.message.startsWith('pyproject.toml is not valid utf-8'));
 });
+
+test('PEP 735 dependency groups are reported apart, with include-group expanded and cycles reported', async () => {
+  const r = await extractPythonDeclared(path.join(FIXTURES, 'pyproject-groups'));
+  assert.deepEqual(names(r), ['httpx']);
+  const groups = Object.fromEntries(Object.entries(r.other).map(([k, v]) => [k, v.map((d) => d.name)]));
+  assert.deepEqual(groups, {
+    'group:test': ['pytest', 'coverage'],
+    'group:lint': ['ruff'],
+    'group:dev': ['pytest', 'coverage', 'ruff', 'ipython'],
+    'group:loop-a': ['b', 'a'],
+    'group:loop-b': ['a', 'b'],
+  });
+  assert.deepEqual(skips(r), [
+    'include-cycle @ pyproject.toml:dependency-groups.loop-b[0]',
+    'include-cycle @ pyproject.toml:dependency-groups.loop-a[0]',
+    'include-missing @ pyproject.toml:dependency-groups.broken[0]',
+    'unsupported-syntax @ pyproject.toml:dependency-groups.broken[1]',
+  ]);
+});

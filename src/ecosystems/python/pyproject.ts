@@ -1,7 +1,8 @@
 /**
- * pyproject.toml: PEP 621 `[project].dependencies` (optional-dependencies reported apart), else Poetry's
- * `[tool.poetry.dependencies]`. Entries have no line numbers after TOML parsing, so `source` is
- * `pyproject.toml:<key path>`, e.g. `pyproject.toml:project.dependencies[2]`.
+ * pyproject.toml: PEP 621 `[project].dependencies`, else the requirements files setuptools' dynamic
+ * metadata names, else Poetry's `[tool.poetry.dependencies]`. Optional dependencies, Poetry groups and
+ * PEP 735 dependency groups are reported apart, never as declarations. Entries have no line numbers
+ * after TOML parsing, so `source` is `<file>:<key path>`, e.g. `pyproject.toml:project.dependencies[2]`.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -218,6 +219,32 @@ function readPoetry(poetry: Table, main: boolean, label: string, env: MarkerEnvi
   }
 }
 
+/**
+ * PEP 735 `[dependency-groups]`, each reported as `group:<name>`; `{include-group = "..."}` entries
+ * are expanded in place, and a group that includes itself (directly or not) is an include cycle.
+ */
+function readDependencyGroups(groups: Table, label: string, env: MarkerEnvironment, out: Collector): void {
+  const byName = new Map(Object.entries(groups).map(([name, items]) => [pep503(name), { name, items }]));
+  const expand = (name: string, into: string, stack: string[]): void => {
+    const group = byName.get(name)!;
+    const items = Array.isArray(group.items) ? group.items : [];
+    items.forEach((item, i) => {
+      const source = `${label}:dependency-groups.${group.name}[${i}]`;
+      const include = asTable(item)?.['include-group'];
+      if (typeof item === 'string') {
+        out.add(interpretRequirement(item, source, env), into);
+      } else if (typeof include !== 'string' || !byName.has(pep503(include))) {
+        out.add({ kind: 'skipped', entry: skippedEntry(JSON.stringify(item), include === undefined ? 'unsupported-syntax' : 'include-missing', source) });
+      } else if (stack.includes(pep503(include))) {
+        out.add({ kind: 'skipped', entry: skippedEntry(JSON.stringify(item), 'include-cycle', source, [...stack, pep503(include)].join(' -> ')) });
+      } else {
+        expand(pep503(include), into, [...stack, pep503(include)]);
+      }
+    });
+  };
+  for (const name of byName.keys()) expand(name, `group:${name}`, [name]);
+}
+
 /** setuptools' `dynamic = ["dependencies"]` with `[tool.setuptools.dynamic] dependencies = { file = [...] }`. */
 function dynamicDependencyFiles(doc: Table): string[] {
   const files = asTable(asTable(asTable(asTable(doc['tool'])?.['setuptools'])?.['dynamic'])?.['dependencies'])?.['file'];
@@ -264,6 +291,8 @@ export async function readPyproject(file: string, label: string, ctx: PyprojectC
   }
 
   if (poetry) readPoetry(poetry, poetryMain, label, ctx.markerEnv, out);
+  const groups = asTable(doc['dependency-groups']);
+  if (groups) readDependencyGroups(groups, label, ctx.markerEnv, out);
   for (const [extra, items] of Object.entries(asTable(project?.['optional-dependencies']) ?? {})) {
     const key = `project.optional-dependencies.${extra}`;
     const env = { ...ctx.markerEnv, extra: pep503(extra) };

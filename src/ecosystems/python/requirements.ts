@@ -210,8 +210,12 @@ class RequirementsReader {
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(item.target)) return skip('unsupported-syntax', 'remote requirements files are not fetched');
     // Nested files are relative to the file that names them; absolute paths are read wherever they point, as pip does.
     const target = path.resolve(path.dirname(file), item.target);
-    const real = await realpath(target).catch(() => undefined);
-    if (real === undefined) return skip('include-missing', `${this.label(target)} does not exist`);
+    const resolved = await realpath(target).then(
+      (real) => ({ real }),
+      (err: NodeJS.ErrnoException) => ({ error: err.code === 'ENOENT' ? 'does not exist' : `cannot be resolved (${err.code ?? err.message})` }),
+    );
+    if ('error' in resolved) return skip('include-missing', `${this.label(target)} ${resolved.error}`);
+    const { real } = resolved;
     if (chain.includes(real)) {
       const cycle = [...chain.slice(chain.indexOf(real)), real].map((p) => this.label(p));
       return skip('include-cycle', cycle.join(' -> '));
