@@ -29,9 +29,3 @@ export function renderTable(table: ReportTable, csv: string): string {
     `<a class="csv" download="${escapeHtml(table.name)}.csv" href="${escapeHtml(href)}">download CSV (${escapeHtml(table.name)}.csv)</a></div>`
   );
 }
-
-// TEMPORARY until part A's CSV writer (src/report/csv.ts) lands; then the HTML uses that one.
-export function tableCsv(table: ReportTable): string {
-  const field = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-  return [table.header, ...table.rows].map((r) => r.map(field).join(',')).join('\n') + '\n';
-}

@@ -7,9 +7,10 @@ import type { AggregateReport, RunSource } from '../metrics/aggregate.js';
 import { buildFigures, languageLabel, type Figure } from './charts.js';
 import { renderSvg } from './charts-render.js';
 import { allTables, type ReportTable } from './csv-tables.js';
+import { tableToCsv } from './csv.js';
 import { escapeHtml } from './html-escape.js';
 import { REPORT_CSS } from './html-style.js';
-import { renderTable, tableCsv } from './html-tables.js';
+import { renderTable } from './html-tables.js';
 
 interface Section {
   id: string;
@@ -105,7 +106,7 @@ export async function renderHtml(report: AggregateReport): Promise<string> {
       const figure = figures.get(id);
       if (figure) return [renderFigure(figure, svgs.get(id))];
       const table = tables.get(id);
-      return table ? [renderTable(table, tableCsv(table))] : [];
+      return table ? [renderTable(table, tableToCsv(table))] : [];
     });
     return `<section id="${escapeHtml(s.id)}"><h2>${escapeHtml(s.title)}</h2>\n${parts.join('\n')}</section>`;
   });

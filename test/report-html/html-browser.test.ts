@@ -4,16 +4,14 @@
  * marks in it, and the tables hold the values of the hand-made report. Screenshots go to test-artifacts/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { computeAggregate } from '../../src/metrics/aggregate.js';
 import { renderHtml } from '../../src/report/html.js';
-import { readEnvgapDir } from '../../src/store/envgap-import.js';
-import { REPO_ROOT, SHARED } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, SHARED } from '../helpers/cli.js';
 import { smallReport } from './fixtures/small-report.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -192,9 +190,13 @@ describe('HTML report in headless chromium', { skip }, () => {
     await loaded.page.close();
   });
 
-  it('renders the paper’s 1,000 runs', { skip: existsSync(PAPER_DATA) ? false : `${PAPER_DATA} not found` }, async () => {
-    const data = readEnvgapDir(PAPER_DATA);
-    const loaded = await load('paper', await renderHtml(computeAggregate(data.runs, data.tasks)));
+  it('renders the paper’s 1,000 runs written by `envproof report --format html`', { skip: existsSync(PAPER_DATA) ? false : `${PAPER_DATA} not found` }, async () => {
+    const store = path.join(workDir, 'paper.db');
+    const imported = runCli(['import', 'envgap-csv', PAPER_DATA, '--store', store]);
+    assert.equal(imported.status, 0, imported.stderr);
+    const reported = runCli(['report', '--store', store, '--format', 'html', '--out', workDir]);
+    assert.equal(reported.status, 0, reported.stderr);
+    const loaded = await load('paper', readFileSync(path.join(workDir, 'report.html'), 'utf8'));
     const { page } = loaded;
     assertSelfContained(loaded);
     assert.match((await page.textContent('header'))!, /1,000 \(600 primary\)/);
