@@ -125,6 +125,21 @@ describe('C++: failures', () => {
     });
   });
 
+  for (const [fixture, subject] of [
+    ['missing-config', 'EnvproofAbsentLib'],
+    ['missing-pkgconfig', 'envproof-absent-module'],
+  ] as const) {
+    it(`${fixture}: a package CMake cannot find is a missing system library, named in the message`, async () => {
+      const ctx = await fixtureContext(fixture);
+      await assert.rejects(cppEcosystem.install(ctx), (err: unknown) => {
+        assert.ok(err instanceof StepFailedError);
+        assert.equal(err.failureClass, 'missing-system-library');
+        assert.ok(err.message.endsWith(`: ${subject}`), err.message);
+        return true;
+      });
+    });
+  }
+
   it('a FetchContent source that cannot be cloned is a fetch failure', async () => {
     const ctx = await fixtureContext('fetch', { GREET_REPO: 'file:///nonexistent/envproof/no-such-repo.git' });
     await assert.rejects(cppEcosystem.install(ctx), (err: unknown) => {
