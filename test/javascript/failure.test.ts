@@ -17,9 +17,14 @@ npm error errno ENOTFOUND
 npm error network request to https://example.com/foo-1.0.0.tgz failed, reason: getaddrinfo ENOTFOUND example.com
 npm error network This is a problem related to network connectivity.`;
 
-// npm 6 and older print `npm ERR!`.
-const OLD_NPM_404 = `npm ERR! code E404
-npm ERR! 404 Not Found - GET https://registry.npmjs.org/nope - Not found`;
+// npm 9 (Debian bookworm's, in the bwrap environment) prints `npm ERR!` and the log path on its own line.
+const NPM9_ETARGET = `npm ERR! code ETARGET
+npm ERR! notarget No matching version found for is-number@99.0.0.
+npm ERR! notarget In most cases you or one of your dependencies are requesting
+npm ERR! notarget a package version that doesn't exist.
+
+npm ERR! A complete log of this run can be found in:
+npm ERR!     /envproof/cache/npm/_logs/2026-11-29T13_39_12_565Z-debug-0.log`;
 
 describe('classifyNpmFailure', () => {
   it('a git dependency that cannot be fetched is a fetch failure, not a network one', () => {
@@ -29,7 +34,7 @@ describe('classifyNpmFailure', () => {
     assert.equal(classifyNpmFailure(TARBALL_DNS_FAILURE), 'network');
   });
   it('reads the npm ERR! prefix of older npm', () => {
-    assert.equal(classifyNpmFailure(OLD_NPM_404), 'no-such-package');
+    assert.equal(classifyNpmFailure(NPM9_ETARGET), 'no-matching-version');
   });
   it('anything else is other', () => {
     assert.equal(classifyNpmFailure('npm error code EUSAGE\nnpm error `npm ci` can only install packages when your package.json and package-lock.json are in sync.'), 'other');
@@ -45,6 +50,12 @@ describe('npmFailureSummary', () => {
       s.text,
       'An unknown git error occurred\ncommand git --no-replace-objects ls-remote ssh://git@github.com/someuser/somerepo.git\nssh: Could not resolve hostname github.com: Name or service not known\nfatal: Could not read from remote repository.',
     );
+  });
+  it('drops npm 9\'s log path line', () => {
+    assert.deepEqual(npmFailureSummary(NPM9_ETARGET), {
+      code: 'ETARGET',
+      text: "notarget No matching version found for is-number@99.0.0.\nnotarget In most cases you or one of your dependencies are requesting\nnotarget a package version that doesn't exist.",
+    });
   });
   it('falls back to errno', () => {
     assert.equal(npmFailureSummary('npm error errno ECONNREFUSED\nnpm error FetchError: x').code, 'ECONNREFUSED');

@@ -2,13 +2,13 @@ import type { InstallFailureClass } from '../types.js';
 
 const NETWORK_CODES = /\b(ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b/;
 
-/** npm's own error lines, without the `npm error` prefix, the stack frames and the log-file pointer. */
+/** npm's own error lines (`npm error`, or `npm ERR!` before npm 10), without the prefix, stack frames and log-file pointer. */
 export function npmErrorLines(output: string): string[] {
   return output
     .split('\n')
     .filter((l) => l.startsWith('npm error') || l.startsWith('npm ERR!'))
     .map((l) => l.replace(/^npm (error|ERR!)\s?/, '').trimEnd())
-    .filter((l) => l !== '' && !/^\s+at /.test(l) && !l.startsWith('A complete log of this run'));
+    .filter((l) => l.trim() !== '' && !/^\s+at /.test(l) && !/^A complete log of this run|^\s+\S+-debug-\d+\.log$/.test(l));
 }
 
 /** What kind of install failure npm's output shows. */
