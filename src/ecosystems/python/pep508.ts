@@ -9,7 +9,7 @@ import { parseSpecifierSet, pinnedVersion, type Specifier } from './pep440.js';
 
 const PROJECT_NAME_RE = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 
-export function isValidProjectName(name: string): boolean {
+function isValidProjectName(name: string): boolean {
   return PROJECT_NAME_RE.test(name);
 }
 
@@ -83,7 +83,7 @@ export function parseRequirement(text: string): RequirementParse {
 }
 
 /** `name[extras]>=1,<2` or `name[extras] @ url` with the normalised name; undefined when it would say no more than the name. */
-export function requirementId(req: Requirement): string | undefined {
+function requirementId(req: Requirement): string | undefined {
   const extras = req.extras.length ? `[${req.extras.join(',')}]` : '';
   const tail = req.url ? ` @ ${redactCredentials(req.url)}` : req.specifiers.map((s) => `${s.op}${s.text}`).join(',');
   return extras || tail ? `${pep503(req.name)}${extras}${tail}` : undefined;
