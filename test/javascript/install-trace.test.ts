@@ -166,6 +166,26 @@ describe('scoped-dev: a scoped package, an npm: alias, an unused devDependency',
   });
 });
 
+describe('link-script: a file: dependency with a postinstall script', () => {
+  let a: Audited;
+  before(async () => {
+    a = await audit('link-script');
+  });
+  after(() => a?.ws.dispose());
+
+  it('npm ran the unreviewed postinstall (npm 11 warns, and the warning is kept)', () => {
+    assert.equal(a.trace.run.exitCode, 0, a.trace.run.stderr);
+    assert.equal(a.trace.run.stdout, 'built by postinstall\n');
+    assert.deepEqual(a.install.details?.unreviewedInstallScripts, ['scripted-dep@1.0.0 (postinstall)']);
+  });
+
+  it('D2 and D3 hold the linked package, though node loads it by its real path outside node_modules', () => {
+    assert.deepEqual(pins(a.install.installed), ['scripted-dep@1.0.0']);
+    assert.deepEqual(pins(a.d3.traced), ['scripted-dep@1.0.0']);
+    assert.ok(a.d3.evidence['scripted-dep']?.includes(path.join(a.ws.projectDir, 'scripted-dep/index.js')), JSON.stringify(a.d3.evidence));
+  });
+});
+
 describe('install failures are classified, with npm\'s own message', () => {
   const cases = [
     { fixture: 'fail-no-such-package', cls: 'no-such-package', code: /^npm install failed \(E404\): /, text: /404 Not Found - GET .*envproof-fixture-no-such-package-7f3c/ },

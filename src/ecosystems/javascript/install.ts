@@ -18,8 +18,9 @@ export function hostProjectDir(ctx: AuditContext): string {
 
 /**
  * The install command. `npm ci` when a lockfile exists (it installs exactly the lock), else `npm install`.
- * Lifecycle scripts follow npm's own policy: this npm runs a dependency's install scripts only when the
- * project's `allowScripts` approves it, which is what a user running npm here would get — so no
+ * Lifecycle scripts follow npm's own policy, which is what a user running npm here gets: npm 11 runs a
+ * dependency's install scripts unless the project's `allowScripts` denies them (unreviewed ones run with
+ * a warning, see unreviewedInstallScripts), older npm runs them all — so no
  * script flag is passed either way. npm's download cache is not named here: every sandbox sets
  * `npm_config_cache` to the shared cache under ENVPROOF_CACHE_DIR as it sees it (core/cache.ts).
  */
@@ -34,6 +35,11 @@ export function installCommand(hostDir: string): string[] {
  */
 function nativeBuildEnv(ctx: AuditContext): Record<string, string> {
   return existsSync(path.join(ctx.sandbox.rootOnHost, 'usr/include/node/node.h')) ? { npm_config_nodedir: '/usr' } : {};
+}
+
+/** The dependencies npm 11 warns ran install scripts that the project's `allowScripts` does not cover. */
+export function unreviewedInstallScripts(output: string): string[] {
+  return [...output.matchAll(/^npm warn install-scripts {2,}(\S+) \(([^:)]+):/gm)].map((m) => `${m[1]} (${m[2]})`);
 }
 
 const LS_COMMAND = ['npm', 'ls', '--all', '--json', '--long'];
@@ -79,7 +85,12 @@ export async function install(ctx: AuditContext): Promise<InstallResult> {
   }
   return {
     installed: installedFromTree(tree),
-    details: { tree: tree.root, problems: tree.problems, lsExitCode: ls.exitCode },
+    details: {
+      tree: tree.root,
+      problems: tree.problems,
+      lsExitCode: ls.exitCode,
+      unreviewedInstallScripts: unreviewedInstallScripts(`${res.stdout}\n${res.stderr}`),
+    },
     commands: [commandLine(argv), commandLine(LS_COMMAND)],
     durationMs: performance.now() - started,
   };
