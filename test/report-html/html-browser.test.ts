@@ -147,6 +147,7 @@ describe('HTML report in headless chromium', { skip }, () => {
       ['python', '3', '15.0', '3.0'],
       ['cpp', '2', '0.5', '0.5'],
     ]);
+    assert.deepEqual(await tableRows(page, 'table5_stochastic'), [['python', '2', '0.5', '0.5', '1', '2.5', '1']]);
     const syslib = await tableRows(page, 'table6_cpp_syslib');
     assert.deepEqual(syslib[1], ['r&d <bot>', '2', '0', '0.0', '0', '—'], 'EGAR undefined is a dash');
     const hidden = await tableRows(page, 'tableB5_hidden');
