@@ -137,7 +137,13 @@ function configureFailure(output: string, log: ProviderLog): StepFailedError {
     'build-configuration': 'the CMake configuration has errors',
     build: 'the build failed',
   }[classified.failureClass];
-  return new StepFailedError('configure', classified.failureClass, `CMake configure failed: ${what}`, tail(output, 60));
+  const hint = {
+    'missing-system-library': "install the library's development package in the environment, or fetch it with FetchContent",
+    'fetch-failure': 'check the FetchContent URL/GIT_REPOSITORY and GIT_TAG, and that the environment can reach them',
+    'build-configuration': 'the CMake errors are in the output above',
+    build: undefined,
+  }[classified.failureClass];
+  return new StepFailedError('configure', classified.failureClass, `CMake configure failed: ${what}`, tail(output, 60), hint);
 }
 
 export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult> {

@@ -11,6 +11,9 @@
  * Macro parameters are substituted textually, so nested provider calls cannot clobber them.
  */
 export const PROVIDER_SCRIPT = String.raw`# Written by envproof: records dependencies, changes nothing.
+if(CMAKE_VERSION VERSION_LESS 3.24)
+  return()  # no dependency providers before CMake 3.24: D2 then stays empty
+endif()
 function(_envproof_record event method name)
   set(_line "@{event}\t@{method}\t@{name}")
   if(event STREQUAL "result")
