@@ -141,6 +141,22 @@ describe('figure specs', () => {
     assert.equal(fig.kind, 'missing');
   });
 
+  it('the renderer refuses a spec that would load data from a URL', async () => {
+    let fetched = 0;
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((...args: Parameters<typeof fetch>) => {
+      fetched++;
+      return realFetch(...args);
+    }) as typeof fetch;
+    try {
+      const spec = { data: { url: 'http://127.0.0.1:9/values.json' }, mark: 'bar', encoding: { x: { field: 'a', type: 'nominal' } } };
+      await assert.rejects(renderSvg(spec as ChartFigure['spec']), /external resources \(http:\/\/127\.0\.0\.1:9\/values\.json\)/);
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+    assert.equal(fetched, 0);
+  });
+
   it('every figure of an empty report is a sentence, never an empty chart', () => {
     const empty = {
       ...report,
