@@ -3,8 +3,8 @@ import path from 'node:path';
 import { uniqueDependencies } from '../../core/names.js';
 import type { Dependency } from '../../core/types.js';
 import type { AttributionResult, AuditContext, InstallResult } from '../types.js';
-import { hostProjectDir } from './install.js';
-import type { NpmTreeNode } from './npm-tree.js';
+import { hostProjectDir } from './host-path.js';
+import { walk, type NpmTreeNode } from './npm-tree.js';
 import { readPackageJson } from './package-json.js';
 
 const EVIDENCE_PER_PACKAGE = 3;
@@ -30,13 +30,6 @@ export function owningPackageDir(rel: string): PackageDir | undefined {
     if (parts.length > end) return { dir: parts.slice(0, end).join('/'), name: parts.slice(i + 1, end).join('/') };
   }
   return undefined;
-}
-
-function* walk(node: NpmTreeNode): Generator<NpmTreeNode> {
-  for (const child of node.dependencies) {
-    yield child;
-    yield* walk(child);
-  }
 }
 
 function isInside(rel: string, dir: string): boolean {

@@ -1,28 +1,21 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { EnvproofError, StepFailedError } from '../../core/errors.js';
+import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { ExecResult } from '../../sandbox/types.js';
 import type { AuditContext, InstallResult } from '../types.js';
 import { classifyNpmFailure, npmFailureSummary } from './failure.js';
+import { hostProjectDir } from './host-path.js';
 import { installedFromTree, parseNpmLs } from './npm-tree.js';
 
 const LOCKFILES = ['npm-shrinkwrap.json', 'package-lock.json'] as const;
 
-/** The project directory on the host, for reading its files. */
-export function hostProjectDir(ctx: AuditContext): string {
-  const dir = ctx.sandbox.toHost(ctx.projectDir);
-  if (dir === null) throw new EnvproofError(`the project directory ${ctx.projectDir} is not visible from the host`);
-  return dir;
-}
-
 /**
  * The install command. `npm ci` when a lockfile exists (it installs exactly the lock), else `npm install`.
- * Lifecycle scripts follow npm's own policy, which is what a user running npm here gets: npm 11 runs a
- * dependency's install scripts unless the project's `allowScripts` denies them (unreviewed ones run with
- * a warning, see unreviewedInstallScripts), older npm runs them all — so no
- * script flag is passed either way. npm's download cache is not named here: every sandbox sets
- * `npm_config_cache` to the shared cache under ENVPROOF_CACHE_DIR as it sees it (core/cache.ts).
+ * No script flag: lifecycle scripts follow npm's own policy, which is what a user running npm here gets
+ * (npm 11 runs dependencies' install scripts unless the project's `allowScripts` denies them, warning
+ * about unreviewed ones; older npm runs them all). No cache flag: every sandbox sets `npm_config_cache`
+ * to the shared cache under ENVPROOF_CACHE_DIR as it sees it (core/cache.ts).
  */
 export function installCommand(hostDir: string): string[] {
   const lock = LOCKFILES.find((f) => existsSync(path.join(hostDir, f)));

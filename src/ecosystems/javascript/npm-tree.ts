@@ -70,7 +70,8 @@ export function parseNpmLs(stdout: string, projectDir: string): NpmTree {
   return { root: toNode(str(raw.name) ?? '', raw, projectDir), problems };
 }
 
-function* walk(node: NpmTreeNode): Generator<NpmTreeNode> {
+/** Every node below `node`, depth first. */
+export function* walk(node: NpmTreeNode): Generator<NpmTreeNode> {
   for (const child of node.dependencies) {
     yield child;
     yield* walk(child);

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
 import type { AuditContext, RunChoice } from '../types.js';
-import { hostProjectDir } from './install.js';
+import { hostProjectDir } from './host-path.js';
 import { MANIFEST } from './manifest.js';
 import { objectField, readPackageJson, type PackageJson } from './package-json.js';
 
