@@ -5,7 +5,7 @@
  * Targets: overhead ≤ 1.5, parsing ≥ 500,000 lines/s.
  */
 import { createWriteStream, existsSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { HostSandbox } from '../src/sandbox/host.js';
 import { parseStraceLog, traceRun } from '../src/trace/index.js';
@@ -77,6 +77,7 @@ async function overhead(): Promise<void> {
   }
   const untraced = median(times.get('untraced')!);
   console.log(`(a) tracer overhead: ${PYTHON} importing 17 stdlib modules + file I/O, median of ${RUNS} runs`);
+  console.log(`    load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
   console.log(`    strace ${features.seccompBpf ? 'supports' : 'does NOT support'} --seccomp-bpf here; -z ${features.successfulOnly ? 'on' : 'off'}`);
   for (const [name] of variants) {
     const ms = median(times.get(name)!);
@@ -153,19 +154,24 @@ async function parsing(): Promise<void> {
   await writeSyntheticLog(file, LOG_LINES);
   const mb = statSync(file).size / 1e6;
   const rates: number[] = [];
+  const cpuRates: number[] = [];
   let lines = 0;
   let files = 0;
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const r = await parseStraceLog(file, '/srv/app');
-    const s = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
     lines = r.lines;
     files = r.files.size;
-    rates.push(r.lines / s);
+    rates.push(r.lines / ((performance.now() - t0) / 1000));
+    cpuRates.push(r.lines / ((cpu.user + cpu.system) / 1e6));
   }
   const rate = median(rates);
   console.log(`(b) parsing: synthetic log of ${lines.toLocaleString('en')} lines (${mb.toFixed(0)} MB, ${files} distinct files), median of 3`);
-  console.log(`    ${Math.round(rate).toLocaleString('en')} lines/s, ${(mb / (lines / rate)).toFixed(0)} MB/s${rate >= PARSE_TARGET ? '  (target ≥ 500,000 met)' : '  (target ≥ 500,000 MISSED)'}`);
+  console.log(`    ${Math.round(rate).toLocaleString('en')} lines/s wall, ${(mb / (lines / rate)).toFixed(0)} MB/s${rate >= PARSE_TARGET ? '  (target ≥ 500,000 met)' : '  (target ≥ 500,000 MISSED)'}`);
+  // On a shared machine wall time includes waiting for a core; CPU time (all threads) does not.
+  console.log(`    ${Math.round(median(cpuRates)).toLocaleString('en')} lines per CPU-second; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -10,7 +10,7 @@
 import { EnvproofError, UsageError, errorMessage } from '../core/errors.js';
 import { forEachLine } from './lines.js';
 import { normalizeAbsolute, resolveAgainst } from './paths.js';
-import { bytesToText, findArgsEnd, readDirfd, readQuoted, readReturnValue, splitPid, textToBytes, type DirfdToken } from './syntax.js';
+import { bytesToText, detach, DirfdToken, findArgsEnd, readDirfd, readQuoted, readReturnValue, splitPid, textToBytes } from './syntax.js';
 
 /** Why a line's information could not be used; such lines are counted and sampled, never thrown. */
 export type TraceSkipReason =
@@ -73,6 +73,7 @@ export class StraceLogParser {
   private skippedTotal = 0;
   private lines = 0;
   private rootPid: number | null = null;
+  private lastPid = -1;
   private rootEnd: ProcessEnd | null = null;
   private readonly fsOf = new Map<number, FsContext>();
   /** Text of each pid's call that strace printed as `<unfinished ...>`, up to that marker. */
@@ -92,7 +93,10 @@ export class StraceLogParser {
     if (line.length === 0) return;
     const split = splitPid(line);
     const pid = split.pid ?? NO_PID;
-    this.pids.add(pid);
+    if (pid !== this.lastPid) {
+      this.pids.add(pid);
+      this.lastPid = pid;
+    }
     if (!this.fsOf.has(pid)) {
       if (this.rootPid === null) {
         this.rootPid = pid;
@@ -226,35 +230,35 @@ export class StraceLogParser {
     }
     if (target === null) return this.skip(lineNo, 'unknown-directory', line);
     if (effect === 'chdir') {
-      fs.cwd = target;
+      fs.cwd = detach(target);
       return;
     }
-    this.files.add(target);
-    if (effect === 'exec') this.execs.push(target);
+    if (!this.files.has(target)) this.files.add(detach(target));
+    if (effect === 'exec') this.execs.push(detach(target));
   }
 
   /** The directory a relative path argument is relative to. */
   private directoryOf(fs: FsContext, dirfd: DirfdToken | null): string | null {
     if (dirfd && !dirfd.atCwd) return dirfd.path;
     // The tracked cwd keeps the path the program used; strace's AT_FDCWD annotation has symlinks resolved.
-    if (fs.cwd === null && dirfd?.path) fs.cwd = dirfd.path;
+    if (fs.cwd === null && dirfd?.path) fs.cwd = detach(dirfd.path);
     return fs.cwd;
   }
 
   private fchdir(pid: number, line: string, args: number, lineNo: number): void {
     const dirfd = readDirfd(line, args);
-    const close = dirfd ? findArgsEnd(line, dirfd.end) : -1;
+    const close = dirfd ? line.indexOf(')', dirfd.end) : -1;
     if (!dirfd || close === -1) return this.skip(lineNo, 'malformed-line', line);
     if (Number.isNaN(readReturnValue(line, close))) return;
     if (dirfd.path === null) {
       this.fsOf.get(pid)!.cwd = null;
       return this.skip(lineNo, 'unknown-directory', line);
     }
-    this.fsOf.get(pid)!.cwd = dirfd.path;
+    this.fsOf.get(pid)!.cwd = detach(dirfd.path);
   }
 
   private fork(pid: number, line: string, args: number, lineNo: number): void {
-    const close = findArgsEnd(line, args);
+    const close = line.indexOf(')', args); // clone's arguments hold no strings
     if (close === -1) return this.skip(lineNo, 'malformed-line', line);
     const child = readReturnValue(line, close);
     if (Number.isNaN(child)) return;

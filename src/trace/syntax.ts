@@ -39,6 +39,14 @@ export function bytesToText(bytes: string): string {
   return /[^\x00-\x7f]/.test(bytes) ? Buffer.from(bytes, 'latin1').toString('utf8') : bytes;
 }
 
+/**
+ * A copy of a string sliced from a log chunk, for keeping: V8 slices share their parent's memory, so a
+ * kept slice would keep the whole chunk alive.
+ */
+export function detach(bytes: string): string {
+  return Buffer.from(bytes, 'latin1').toString('latin1');
+}
+
 /** Text as a byte string of its UTF-8 encoding, comparable with strings read from the log. */
 export function textToBytes(text: string): string {
   return Buffer.from(text, 'utf8').toString('latin1');
@@ -104,11 +112,25 @@ export function readAnnotation(line: string, open: number): Token | null {
 }
 
 /** A directory argument: `AT_FDCWD`, `AT_FDCWD</cwd>`, `3` or `3</dir>`. */
-export interface DirfdToken {
-  atCwd: boolean;
-  /** The annotated path, null when strace printed none. */
-  path: string | null;
-  end: number;
+export class DirfdToken {
+  private decoded: string | null | undefined;
+
+  constructor(
+    private readonly line: string,
+    readonly atCwd: boolean,
+    /** Index of the annotation's `<`, -1 when there is none. */
+    private readonly annotationAt: number,
+    /** Index just after the argument. */
+    readonly end: number,
+  ) {}
+
+  /** The annotated path, null when strace printed none; decoded on first use, as most lines never need it. */
+  get path(): string | null {
+    if (this.decoded === undefined) {
+      this.decoded = this.annotationAt === -1 ? null : (readAnnotation(this.line, this.annotationAt)?.value ?? null);
+    }
+    return this.decoded;
+  }
 }
 
 export function readDirfd(line: string, start: number): DirfdToken | null {
@@ -123,9 +145,10 @@ export function readDirfd(line: string, start: number): DirfdToken | null {
     while (i < line.length && line.charCodeAt(i) >= ZERO && line.charCodeAt(i) <= NINE) i++;
     if (i === first) return null;
   }
-  if (line.charCodeAt(i) !== LT) return { atCwd, path: null, end: i };
-  const annotation = readAnnotation(line, i);
-  return annotation ? { atCwd, path: annotation.value, end: annotation.end } : null;
+  if (line.charCodeAt(i) !== LT) return new DirfdToken(line, atCwd, -1, i);
+  // Inside an annotation strace escapes `>`, so the first one closes it.
+  const close = line.indexOf('>', i);
+  return close === -1 ? null : new DirfdToken(line, atCwd, i, close + 1);
 }
 
 /** Index just past the closing quote of the string opened at `quote`, without decoding it. */
