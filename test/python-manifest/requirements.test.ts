@@ -305,8 +305,11 @@ test('no manifest is a clear error with a hint', async () => {
     assert.ok(err instanceof EnvproofError);
     assert.equal(err.message, `no Python manifest (requirements.txt or pyproject.toml) in ${dir}`);
     assert.ok(err.hint);
+    assert.ok(!err.hint.includes('setup.py'));
     return true;
   });
+  const legacy = await project({ 'setup.py': 'from setuptools import setup\nsetup(install_requires=["requests"])\n' });
+  await assert.rejects(extractPythonDeclared(legacy), (err: unknown) => err instanceof EnvproofError && err.hint!.endsWith('(setup.py is not read)'));
 });
 
 test('an empty requirements file declares nothing', async () => {

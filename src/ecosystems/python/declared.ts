@@ -58,8 +58,11 @@ export async function extractPythonDeclared(projectDir: string, opts: PythonDecl
     const notes = [...r.notes];
     return { manifest: 'pyproject.toml', declared: firstPerName(r.declared, notes), other: r.other, skipped: r.skipped, notes };
   }
+  const legacy: string[] = [];
+  for (const f of ['setup.py', 'setup.cfg']) if (await present(path.join(ctx.projectDir, f))) legacy.push(f);
+  const unread = legacy.length ? ` (${legacy.join(' and ')} ${legacy.length > 1 ? 'are' : 'is'} not read)` : '';
   throw new EnvproofError(
     `no Python manifest (requirements.txt or pyproject.toml) in ${projectDir}`,
-    'write the dependencies to requirements.txt (one per line) or to [project].dependencies in pyproject.toml',
+    `write the dependencies to requirements.txt (one per line) or to [project].dependencies in pyproject.toml${unread}`,
   );
 }
