@@ -253,6 +253,14 @@ test('binary manifests are refused with an error naming the file', async () => {
   }
 });
 
+test('an unreadable manifest (a directory, a dangling symlink) is an error naming it', async () => {
+  const asDirectory = await project({ 'requirements.txt/keep': '' });
+  await assert.rejects(extractPythonDeclared(asDirectory), (err: unknown) => err instanceof EnvproofError && err.message.startsWith('cannot read requirements.txt:'));
+  const dangling = await project({});
+  await symlink(path.join(dangling, 'nowhere.txt'), path.join(dangling, 'requirements.txt'));
+  await assert.rejects(extractPythonDeclared(dangling), (err: unknown) => err instanceof EnvproofError && err.message.startsWith('cannot read requirements.txt:'));
+});
+
 test('a binary include is refused with an error naming the included file', async () => {
   const dir = await project({ 'requirements.txt': 'requests\n-r sub/bad.txt\n', 'sub/bad.txt': Buffer.from([0x72, 0x00, 0x65]) });
   await assert.rejects(extractPythonDeclared(dir), (err: unknown) => err instanceof EnvproofError && err.message.startsWith('sub/bad.txt looks like a binary file'));
