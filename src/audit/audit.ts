@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { nameSet, uniqueDependencies } from '../core/names.js';
 import type { Dependency, EcosystemId } from '../core/types.js';
-import type { AttributionResult, AuditContext, InstallResult, RunChoice } from '../ecosystems/types.js';
+import { NoEntryPointError } from '../core/errors.js';
+import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
+import { readmeRunCommand } from './readme-run.js';
 import { gapSets, projectMetrics } from '../metrics/project.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -47,6 +49,18 @@ function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string
   };
 }
 
+/** The ecosystem's own entry point, else the command the README's run section gives. */
+async function entryPoint(module: EcosystemModule, ctx: AuditContext, install: InstallResult, hostProject: string): Promise<RunChoice> {
+  try {
+    return await module.defaultRun(ctx, install);
+  } catch (err) {
+    if (!(err instanceof NoEntryPointError)) throw err;
+    const command = await readmeRunCommand(hostProject);
+    if (!command) throw err;
+    return { ...module.userRun(command, ctx, install), reason: 'the run section of README.md' };
+  }
+}
+
 /** One audit: D1 from the manifest, D2 from a fresh install, D3 from a traced run, then gaps and metrics. */
 export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
   const phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, analysis: 0 };
@@ -90,7 +104,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     }
     lap('build');
 
-    const choice = opts.run ? module.userRun(opts.run, ctx, install) : await module.defaultRun(ctx, install);
+    const choice = opts.run ? module.userRun(opts.run, ctx, install) : await entryPoint(module, ctx, install, work.project);
     opts.progress(`tracing ${shellQuote(choice.argv)} (${choice.reason})`);
     const trace = await traceRun(sandbox, {
       argv: choice.argv,

@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 
-/** Directories that hold a previous install or build: copying them would contaminate D2. */
-const NOT_COPIED = new Set(['node_modules', '.venv', 'venv', 'env', '__pycache__', '.git', 'target', 'build', 'cmake-build-debug', 'dist', '.pytest_cache', '.mypy_cache']);
+/** Directories that hold a previous install, anywhere in the tree: copying them would contaminate D2. */
+const NOT_COPIED_ANYWHERE = new Set(['node_modules', '__pycache__', '.git']);
+/** Environments and build output at the project's top level. */
+const NOT_COPIED_AT_TOP = new Set(['.venv', 'venv', 'target']);
 
 export interface WorkDir {
   /** Root of the work directory (host path). */
@@ -35,7 +37,10 @@ export async function createWorkDir(projectDir: string, parent = os.tmpdir()): P
   await cp(projectDir, project, {
     recursive: true,
     verbatimSymlinks: true,
-    filter: (src) => src === projectDir || !NOT_COPIED.has(path.basename(src)),
+    filter: (src) => {
+      const name = path.basename(src);
+      return !NOT_COPIED_ANYWHERE.has(name) && !(path.dirname(src) === projectDir && NOT_COPIED_AT_TOP.has(name));
+    },
   });
   await mkdir(env, { recursive: true });
   return { root, project, env };

@@ -35,3 +35,13 @@ export class StepFailedError extends EnvproofError {
     super(message, hint, output);
   }
 }
+
+/** The project has no program envproof can find to run. */
+export class NoEntryPointError extends EnvproofError {
+  override name = 'NoEntryPointError';
+}
+
+/** The machinery failed (sandbox, tracer, registry unreachable), not the project: never the agent's failure. */
+export class InfrastructureError extends EnvproofError {
+  override name = 'InfrastructureError';
+}

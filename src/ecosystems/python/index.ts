@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
-import { EnvproofError, StepFailedError } from '../../core/errors.js';
+import { NoEntryPointError, StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { Dependency } from '../../core/types.js';
 import { traceRun } from '../../trace/index.js';
@@ -92,7 +92,7 @@ export const pythonEcosystem: EcosystemModule = {
     const hostProject = ctx.sandbox.toHost(ctx.projectDir) ?? ctx.projectDir;
     const entry = await findPythonEntry(hostProject);
     if (!entry) {
-      throw new EnvproofError(
+      throw new NoEntryPointError(
         'no Python entry point found: no single top-level script, no main.py or app.py, no package with __main__.py',
         'pass the command to trace with --run, e.g. --run "python tool.py --demo"',
       );

@@ -1,0 +1,71 @@
+import { UsageError } from '../core/errors.js';
+import { AnthropicTransport } from './anthropic.js';
+import { ChatAgent } from './chat.js';
+import { CMD_PRESETS, CmdAgent } from './cmd.js';
+import { OpenAiTransport } from './openai.js';
+import { ReplayAgent } from './replay.js';
+import { loadScript, ScriptedAgent } from './scripted.js';
+import type { Agent } from './types.js';
+
+/** `key=value,key=value` options of an HTTP agent spec. */
+function options(spec: string, text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of text.split(',').filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq < 1) throw new UsageError(`--agent ${spec}: expected key=value, got "${part}"`);
+    out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+function apiKey(spec: string, envName: string, env: NodeJS.ProcessEnv, required: boolean): string | undefined {
+  const key = env[envName];
+  if (!key && required) throw new UsageError(`--agent ${spec}: the environment variable ${envName} is not set`, `export ${envName}=... or name another variable with key-env=`);
+  return key || undefined;
+}
+
+const SPEC_HELP = [
+  'scripted:<script.yaml|json>',
+  'replay:<dir>',
+  'cmd:claude | cmd:codex | cmd:gemini | cmd:aider | cmd:<command template>',
+  'openai:model=<m>[,base=<url>][,key-env=<VAR>][,name=<label>][,temperature=<t>]',
+  'anthropic:model=<m>[,base=<url>][,key-env=<VAR>][,name=<label>][,max-tokens=<n>]',
+].join('\n  ');
+
+/** Builds an agent from its command-line spec. Credentials come from environment variables only. */
+export function agentFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env): Agent {
+  const colon = spec.indexOf(':');
+  const kind = colon < 0 ? spec : spec.slice(0, colon);
+  const rest = colon < 0 ? '' : spec.slice(colon + 1);
+  switch (kind) {
+    case 'scripted':
+      if (!rest) throw new UsageError('--agent scripted needs a script file: scripted:<file>');
+      return new ScriptedAgent('scripted', loadScript(rest));
+    case 'replay':
+      if (!rest) throw new UsageError('--agent replay needs a directory: replay:<dir>');
+      return new ReplayAgent('replay', rest);
+    case 'cmd': {
+      if (!rest) throw new UsageError(`--agent cmd needs a preset (${Object.keys(CMD_PRESETS).join(', ')}) or a command template`);
+      const preset = CMD_PRESETS[rest];
+      return preset ? new CmdAgent(rest, preset) : new CmdAgent('cmd', { first: rest });
+    }
+    case 'openai': {
+      const o = options(spec, rest);
+      if (!o.model) throw new UsageError(`--agent ${spec}: model= is required`);
+      const base = o.base ?? 'https://api.openai.com/v1';
+      const key = apiKey(spec, o['key-env'] ?? 'OPENAI_API_KEY', env, !o.base);
+      const transport = new OpenAiTransport({ baseUrl: base, model: o.model, apiKey: key, temperature: o.temperature ? Number(o.temperature) : undefined });
+      return new ChatAgent(o.name ?? `openai:${o.model}`, transport);
+    }
+    case 'anthropic': {
+      const o = options(spec, rest);
+      if (!o.model) throw new UsageError(`--agent ${spec}: model= is required`);
+      const base = o.base ?? 'https://api.anthropic.com';
+      const key = apiKey(spec, o['key-env'] ?? 'ANTHROPIC_API_KEY', env, !o.base);
+      const transport = new AnthropicTransport({ baseUrl: base, model: o.model, apiKey: key, maxTokens: Number(o['max-tokens'] ?? 16000) });
+      return new ChatAgent(o.name ?? `anthropic:${o.model}`, transport);
+    }
+    default:
+      throw new UsageError(`unknown agent "${spec}"`, `agents are:\n  ${SPEC_HELP}`);
+  }
+}

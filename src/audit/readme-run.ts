@@ -1,0 +1,39 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const RUN_HEADING = /^#{1,6}\s.*\b(run|running|usage|quick ?start|getting started|example)\b/i;
+const SETUP_COMMAND = /^(pip3?|python3? -m pip|npm (install|ci|i)\b|yarn( install)?$|mvn\b|cmake\b|make\b|sudo\b|apt(-get)?\b|cd\b|git\b|mkdir\b|export\b|source\b|\.\s|python3? -m venv|virtualenv|chmod\b|#)/;
+
+/**
+ * The command a README's run section gives, for projects whose entry point cannot be found from the
+ * project itself: the first command in a code block under a heading about running or usage that is not a
+ * setup step (installing, building, changing directory). Undefined when there is none.
+ */
+export function runCommandFromReadme(markdown: string): string | undefined {
+  const lines = markdown.split('\n');
+  let inRunSection = false;
+  let inCode = false;
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (line.startsWith('```') || line.startsWith('~~~')) {
+      inCode = !inCode;
+      continue;
+    }
+    if (!inCode && /^#{1,6}\s/.test(line)) {
+      inRunSection = RUN_HEADING.test(line);
+      continue;
+    }
+    if (!inCode || !inRunSection) continue;
+    const command = line.replace(/^\$\s+/, '');
+    if (command && !SETUP_COMMAND.test(command)) return command;
+  }
+  return undefined;
+}
+
+export async function readmeRunCommand(projectDir: string): Promise<string | undefined> {
+  for (const name of ['README.md', 'readme.md', 'Readme.md', 'README']) {
+    const text = await readFile(path.join(projectDir, name), 'utf8').catch(() => undefined);
+    if (text !== undefined) return runCommandFromReadme(text);
+  }
+  return undefined;
+}

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** One entry of a project tree: a file (with its blob hash) or a symlink (with its target). */
+export interface TreeEntry {
+  path: string;
+  kind: 'file' | 'symlink';
+  executable: boolean;
+  /** sha256 of the content (files) or of the link target (symlinks). */
+  blob: string;
+}
+
+export interface TreeSnapshot {
+  /** sha256 over the sorted entries: equal trees have equal hashes. */
+  hash: string;
+  entries: TreeEntry[];
+  /** Content by blob hash. */
+  blobs: Map<string, Buffer>;
+}
+
+/** Directories an install or build creates: not part of what the agent wrote. */
+const SKIPPED_DIRS = new Set(['node_modules', '.git', '__pycache__', '.venv', 'venv', 'target', 'build']);
+
+const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+
+export async function snapshotTree(root: string): Promise<TreeSnapshot> {
+  const entries: TreeEntry[] = [];
+  const blobs = new Map<string, Buffer>();
+  const walk = async (dir: string): Promise<void> => {
+    for (const d of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(dir, d.name);
+      const rel = path.relative(root, full).split(path.sep).join('/');
+      if (d.isDirectory()) {
+        if (!SKIPPED_DIRS.has(d.name)) await walk(full);
+      } else if (d.isSymbolicLink()) {
+        const target = Buffer.from(await readlink(full));
+        const blob = sha256(target);
+        blobs.set(blob, target);
+        entries.push({ path: rel, kind: 'symlink', executable: false, blob });
+      } else if (d.isFile()) {
+        const content = await readFile(full);
+        const blob = sha256(content);
+        blobs.set(blob, content);
+        entries.push({ path: rel, kind: 'file', executable: ((await lstat(full)).mode & 0o111) !== 0, blob });
+      }
+    }
+  };
+  await walk(root);
+  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const hash = sha256(entries.map((e) => `${e.kind} ${e.executable ? 'x' : '-'} ${e.blob} ${e.path}\n`).join(''));
+  return { hash, entries, blobs };
+}
+
+/** Recreates a stored tree in an empty (or emptied) directory. */
+export async function restoreTree(root: string, entries: readonly TreeEntry[], blob: (hash: string) => Buffer): Promise<void> {
+  for (const name of await readdir(root)) await rm(path.join(root, name), { recursive: true, force: true });
+  for (const e of entries) {
+    const target = path.join(root, e.path);
+    await mkdir(path.dirname(target), { recursive: true });
+    if (e.kind === 'symlink') await symlink(blob(e.blob).toString(), target);
+    else {
+      await writeFile(target, blob(e.blob));
+      if (e.executable) await chmod(target, 0o755);
+    }
+  }
+}

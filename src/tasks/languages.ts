@@ -1,0 +1,17 @@
+import type { EcosystemId } from '../core/types.js';
+
+/** What a prompt says about each language: its display name, manifest and the runtime of the clean machine. */
+export interface LanguageFacts {
+  displayName: string;
+  manifest: string;
+  runtime: string;
+  /** The folder of the paper's prompt files for this language. */
+  envgapFolder: string;
+}
+
+export const LANGUAGE_FACTS: Record<EcosystemId, LanguageFacts> = {
+  python: { displayName: 'Python', manifest: 'requirements.txt', runtime: 'Python 3.10 or newer', envgapFolder: 'python_prompts' },
+  java: { displayName: 'Java', manifest: 'pom.xml', runtime: 'JDK 17 or newer and Maven', envgapFolder: 'java_prompts' },
+  javascript: { displayName: 'JavaScript', manifest: 'package.json', runtime: 'Node.js 20 (LTS)', envgapFolder: 'javascript_prompts' },
+  cpp: { displayName: 'C++', manifest: 'CMakeLists.txt', runtime: 'G++ 12 and CMake 3.22 or newer', envgapFolder: 'cpp_prompts' },
+};
