@@ -61,7 +61,7 @@ describe('figure specs', () => {
     // Positive ratios: claude Python 2, 3 and C++ 1 (its 0 cannot sit on a log scale), r&d Python 40.
     assert.deepEqual(
       dots.data.values.map((v) => [v.agent, v.rho]),
-      [['claude', 2], ['claude', 3], ['claude', 1], ['r&d <bot>', 40]],
+      [['claude', 2], ['claude', 3], ['claude', 1], ['r&d "<bot>"', 40]],
     );
     // Python [2, 3, 40]: quartiles at ranks 0.5 and 1.5 (linear interpolation) are 2.5 and 21.5.
     assert.deepEqual(boxes.data.values, [

@@ -140,7 +140,7 @@ describe('HTML report in headless chromium', { skip }, () => {
 
     // Values formatted as the paper's CSVs are (1 dp for percentages, 3 dp for rates), derived from the fixture.
     const convergence = await tableRows(page, 'convergence');
-    assert.deepEqual(convergence.find((r) => r[0] === 'r&d <bot>' && r[1] === 'cpp'), ['r&d <bot>', 'cpp', '2', '0.0', '50.0', '2', '50.0']);
+    assert.deepEqual(convergence.find((r) => r[0] === 'r&d "<bot>"' && r[1] === 'cpp'), ['r&d "<bot>"', 'cpp', '2', '0.0', '50.0', '2', '50.0']);
     const table4 = await tableRows(page, 'table4_manifest_accuracy');
     assert.deepEqual(table4.find((r) => r[0] === 'all' && r[1] === 'python'), ['all', 'python', '3', '0.667', '0.5', '0.533']);
     assert.deepEqual(await tableRows(page, 'inflation'), [
@@ -149,7 +149,7 @@ describe('HTML report in headless chromium', { skip }, () => {
     ]);
     assert.deepEqual(await tableRows(page, 'table5_stochastic'), [['python', '2', '0.5', '0.5', '1', '2.5', '1']]);
     const syslib = await tableRows(page, 'table6_cpp_syslib');
-    assert.deepEqual(syslib[1], ['r&d <bot>', '2', '0', '0.0', '0', '—'], 'EGAR undefined is a dash');
+    assert.deepEqual(syslib[1], ['r&d "<bot>"', '2', '0', '0.0', '0', '—'], 'EGAR undefined is a dash');
     const hidden = await tableRows(page, 'tableB5_hidden');
     assert.deepEqual(hidden, [
       ['python', '1', 'six', '3'],
@@ -158,7 +158,7 @@ describe('HTML report in headless chromium', { skip }, () => {
 
     // The agent name from the data is text, never markup.
     assert.equal(await page.$$eval('bot', (els) => els.length), 0);
-    assert.match((await page.textContent('header'))!, /Agents\s*claude, r&d <bot>/);
+    assert.match((await page.textContent('header'))!, /Agents\s*claude, r&d "<bot>"/);
 
     // Self-contained: no script, every link in-page or a data: URI, unique ids (Vega's gradient/clip references).
     assert.equal(await page.$$eval('script, link, img, iframe, object, embed', (els) => els.length), 0);
@@ -172,7 +172,7 @@ describe('HTML report in headless chromium', { skip }, () => {
     const csvHref = await page.getAttribute('table[data-table="convergence"] ~ a.csv', 'href');
     const csv = decodeURIComponent(csvHref!.slice('data:text/csv;charset=utf-8,'.length));
     assert.equal(csv.split(/\r?\n/)[0], 'agent,language,n,sr0_pct,final_sr_pct,first_attempt_failures,repaired_pct');
-    assert.ok(csv.split(/\r?\n/).includes('r&d <bot>,cpp,2,0.0,50.0,2,50.0'), csv);
+    assert.ok(csv.split(/\r?\n/).includes('"r&d ""<bot>""",cpp,2,0.0,50.0,2,50.0'), csv);
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'report-small.png'), fullPage: true });

@@ -17,8 +17,8 @@ describe('renderHtml (no browser)', () => {
     const urls = [...html.matchAll(/(\S+?)="?(https?:\/\/[^"\s]+)/g)].map((m) => `${m[1]}=${m[2]}`);
     assert.deepEqual([...new Set(urls)].sort(), ['xmlns:xlink=http://www.w3.org/1999/xlink', 'xmlns=http://www.w3.org/2000/svg']);
     assert.equal(urls.length, 14);
-    assert.doesNotMatch(html, /r&d <bot>/, 'the raw agent name never reaches the markup');
-    assert.match(html, /<dd>claude, r&amp;d &lt;bot&gt;<\/dd>/);
+    assert.doesNotMatch(html, /r&d |<bot>/, 'the raw agent name never reaches the markup');
+    assert.match(html, /<dd>claude, r&amp;d &quot;&lt;bot&gt;&quot;<\/dd>/);
   });
 
   it('places the sections in the paper’s order, each figure before its tables', async () => {
