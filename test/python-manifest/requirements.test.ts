@@ -35,6 +35,19 @@ test('backslash continuations join lines; the entry keeps its first line number'
   assert.equal(dep(r, 'six').source, 'requirements.txt:4');
 });
 
+test("line breaks are Python's (CRLF, CR, form feed); all backslashes end a continued line", async () => {
+  const r = await requirements('six\r\nattrs\rrich\fclick \\\\\n>=8\n');
+  assert.deepEqual(
+    r.declared.map((d) => [d.name, d.id, d.source]),
+    [
+      ['six', undefined, 'requirements.txt:1'],
+      ['attrs', undefined, 'requirements.txt:2'],
+      ['rich', undefined, 'requirements.txt:3'],
+      ['click', 'click>=8', 'requirements.txt:4'],
+    ],
+  );
+});
+
 test('pip-compile output: --hash options and a comment line ending a continuation', async () => {
   const text = [
     'numpy==1.26.4 \\',

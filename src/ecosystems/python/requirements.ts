@@ -19,6 +19,8 @@ export interface LogicalLine {
   text: string;
 }
 
+/** The line breaks of Python's str.splitlines(), which pip splits files with. */
+const LINE_BREAK_RE = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
 const COMMENT_LINE_RE = /^\s*#/;
 /** A comment starts at the beginning of a line or after whitespace, so `url#egg=name` keeps its fragment. */
 const COMMENT_RE = /(^|\s+)#.*$/;
@@ -31,11 +33,12 @@ export function logicalLines(text: string): LogicalLine[] {
   const joined: LogicalLine[] = [];
   let pending: string[] = [];
   let first = 0;
-  text.split(/\r\n|\n|\r/).forEach((physical, i) => {
+  text.split(LINE_BREAK_RE).forEach((physical, i) => {
     const isComment = COMMENT_LINE_RE.test(physical);
     if (physical.endsWith('\\') && !isComment) {
       if (pending.length === 0) first = i + 1;
-      pending.push(physical.slice(0, -1));
+      // pip strips every backslash at either end of a continued line.
+      pending.push(physical.replace(/^\\+|\\+$/g, ''));
       return;
     }
     // A leading space keeps a comment line matching COMMENT_RE once it is appended to a continuation.
