@@ -1,6 +1,6 @@
 /** The results store's SQLite schema (documented in docs/store.md). Bump SCHEMA_VERSION on any change and migrate. */
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA_V1 = `
 CREATE TABLE runs (
@@ -48,5 +48,30 @@ CREATE TABLE tasks (
   title      TEXT,
   domain     TEXT NOT NULL,
   complexity TEXT
+);
+`;
+
+/**
+ * Version 2, for `envproof run`: a run's status (a run being recorded is `running` until it ends; only `done`
+ * runs enter the metrics; `infrastructure-failed` runs are never the agent's), the failing step and the agent's
+ * note per attempt, and the content-addressed project trees of the attempts.
+ */
+export const MIGRATE_V1_TO_V2 = `
+ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'done' CHECK (status IN ('running', 'done', 'infrastructure-failed'));
+ALTER TABLE attempts ADD COLUMN step TEXT;
+ALTER TABLE attempts ADD COLUMN note TEXT;
+
+CREATE TABLE blobs (
+  hash    TEXT PRIMARY KEY,
+  content BLOB NOT NULL
+);
+
+CREATE TABLE tree_entries (
+  tree_hash  TEXT    NOT NULL,
+  path       TEXT    NOT NULL,
+  kind       TEXT    NOT NULL CHECK (kind IN ('file', 'symlink')),
+  executable INTEGER NOT NULL CHECK (executable IN (0, 1)),
+  blob       TEXT    NOT NULL REFERENCES blobs (hash),
+  PRIMARY KEY (tree_hash, path)
 );
 `;

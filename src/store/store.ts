@@ -8,8 +8,9 @@ import Database from 'better-sqlite3';
 import { EnvproofError, errorMessage } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
-import { SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
-import type { AttemptRecord, RunKey, StoredRun } from './types.js';
+import type { TreeEntry, TreeSnapshot } from '../protocol/tree.js';
+import { MIGRATE_V1_TO_V2, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
+import type { AttemptRecord, RunKey, RunStatus, StoredRun } from './types.js';
 
 export const DEFAULT_STORE = 'envproof.db';
 
@@ -31,19 +32,20 @@ interface RunRow {
   transitive_count: number | null;
   raw: string | null;
   origin: string | null;
+  status: string;
 }
 
 const UPSERT_RUN = `
 INSERT INTO runs (source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
-                  initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at)
+                  initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, status, updated_at)
 VALUES (@source, @agent, @language, @task_id, @trial, @is_primary, @first_success, @final_success, @repair_depth,
-        @initial_error_type, @d1, @d2, @d3, @claimed_count, @transitive_count, @raw, @origin, @updated_at)
+        @initial_error_type, @d1, @d2, @d3, @claimed_count, @transitive_count, @raw, @origin, @status, @updated_at)
 ON CONFLICT (source, agent, language, task_id, trial) DO UPDATE SET
   is_primary = excluded.is_primary, first_success = excluded.first_success, final_success = excluded.final_success,
   repair_depth = excluded.repair_depth, initial_error_type = excluded.initial_error_type, d1 = excluded.d1,
   d2 = excluded.d2, d3 = excluded.d3, claimed_count = excluded.claimed_count,
   transitive_count = excluded.transitive_count, raw = excluded.raw, origin = excluded.origin,
-  updated_at = excluded.updated_at
+  status = excluded.status, updated_at = excluded.updated_at
 RETURNING id`;
 
 function toRow(run: StoredRun, now: string): RunRow & { updated_at: string } {
@@ -65,6 +67,7 @@ function toRow(run: StoredRun, now: string): RunRow & { updated_at: string } {
     transitive_count: run.transitiveCount,
     raw: run.raw ? JSON.stringify(run.raw) : null,
     origin: run.origin ?? null,
+    status: run.status ?? 'done',
     updated_at: now,
   };
 }
@@ -88,6 +91,7 @@ function fromRow(row: RunRow): StoredRun {
     transitiveCount: row.transitive_count,
     raw: row.raw === null ? null : (JSON.parse(row.raw) as Record<string, string>),
     origin: row.origin,
+    status: row.status as RunStatus,
   };
 }
 
@@ -132,9 +136,10 @@ export class ResultsStore {
     }
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('foreign_keys = ON');
-    if (version === 0) {
+    if (version < SCHEMA_VERSION) {
       this.db.transaction(() => {
-        this.db.exec(SCHEMA_V1);
+        if (version < 1) this.db.exec(SCHEMA_V1);
+        if (version < 2) this.db.exec(MIGRATE_V1_TO_V2);
         this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
       })();
     }
@@ -161,9 +166,9 @@ export class ResultsStore {
   putRun(run: StoredRun, attempts: readonly AttemptRecord[] = []): number {
     const insertAttempt = this.db.prepare(
       `INSERT OR REPLACE INTO attempts (run_id, attempt, tree_hash, manifest_path, manifest, success, error_class,
-         error_tail, started_at, duration_ms, tokens_in, tokens_out, cost_usd)
+         error_tail, started_at, duration_ms, tokens_in, tokens_out, cost_usd, step, note)
        VALUES (@run_id, @attempt, @tree_hash, @manifest_path, @manifest, @success, @error_class, @error_tail,
-         @started_at, @duration_ms, @tokens_in, @tokens_out, @cost_usd)`,
+         @started_at, @duration_ms, @tokens_in, @tokens_out, @cost_usd, @step, @note)`,
     );
     return this.db.transaction(() => {
       const { id } = this.db.prepare(UPSERT_RUN).get(toRow(run, new Date().toISOString())) as { id: number };
@@ -182,15 +187,18 @@ export class ResultsStore {
           tokens_in: a.tokensIn,
           tokens_out: a.tokensOut,
           cost_usd: a.costUsd,
+          step: a.step ?? null,
+          note: a.note ?? null,
         });
       }
       return id;
     })();
   }
 
+  /** The runs that have ended (status `done`): runs being recorded or lost to infrastructure are left out. */
   runs(): StoredRun[] {
     const rows = this.db
-      .prepare('SELECT * FROM runs ORDER BY source, agent, language, task_id, trial')
+      .prepare("SELECT * FROM runs WHERE status = 'done' ORDER BY source, agent, language, task_id, trial")
       .all() as RunRow[];
     return rows.map((row) => {
       if (!(ECOSYSTEM_IDS as readonly string[]).includes(row.language)) {
@@ -220,7 +228,46 @@ export class ResultsStore {
       tokensIn: a.tokens_in as number | null,
       tokensOut: a.tokens_out as number | null,
       costUsd: a.cost_usd as number | null,
+      step: a.step as string | null,
+      note: a.note as string | null,
     }));
+  }
+
+  /** The status of one run, or undefined when it has not been started. */
+  runStatus(key: RunKey): RunStatus | undefined {
+    const row = this.db
+      .prepare('SELECT status FROM runs WHERE source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?')
+      .get(key.source, key.agent, key.language, key.taskId, key.trial) as { status: RunStatus } | undefined;
+    return row?.status;
+  }
+
+  /** Stores a project tree, content-addressed: a blob or tree already present is not written again. */
+  putTree(snapshot: TreeSnapshot): void {
+    const blob = this.db.prepare('INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)');
+    const entry = this.db.prepare('INSERT OR IGNORE INTO tree_entries (tree_hash, path, kind, executable, blob) VALUES (?, ?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const [hash, content] of snapshot.blobs) blob.run(hash, content);
+      for (const e of snapshot.entries) entry.run(snapshot.hash, e.path, e.kind, e.executable ? 1 : 0, e.blob);
+    })();
+  }
+
+  /** The entries of a stored tree and a reader for its blobs. */
+  tree(hash: string): { entries: TreeEntry[]; blob: (hash: string) => Buffer } {
+    const rows = this.db.prepare('SELECT path, kind, executable, blob FROM tree_entries WHERE tree_hash = ? ORDER BY path').all(hash) as {
+      path: string;
+      kind: 'file' | 'symlink';
+      executable: number;
+      blob: string;
+    }[];
+    const get = this.db.prepare('SELECT content FROM blobs WHERE hash = ?');
+    return {
+      entries: rows.map((r) => ({ path: r.path, kind: r.kind, executable: r.executable === 1, blob: r.blob })),
+      blob: (h) => {
+        const row = get.get(h) as { content: Buffer } | undefined;
+        if (!row) throw new EnvproofError(`${this.file}: blob ${h} of tree ${hash} is missing`);
+        return row.content;
+      },
+    };
   }
 
   tasks(): TaskInfo[] {

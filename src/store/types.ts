@@ -1,8 +1,13 @@
 /** Records as the results store keeps them. */
 import type { RunRecord } from '../metrics/aggregate-types.js';
 
+/** `running` while `envproof run` records it; only `done` runs enter the metrics. */
+export type RunStatus = 'running' | 'done' | 'infrastructure-failed';
+
 /** A run plus what the store keeps beside the metrics' view of it. */
 export interface StoredRun extends RunRecord {
+  /** Default `done`. */
+  status?: RunStatus;
   /** The imported row's cells by column name (imported runs only). */
   raw?: Record<string, string> | null;
   /** Where the run came from, e.g. `file.csv:12` for imported rows. */
@@ -25,6 +30,10 @@ export interface AttemptRecord {
   tokensIn: number | null;
   tokensOut: number | null;
   costUsd: number | null;
+  /** The step that failed (install, build, run, ...), or null on success. */
+  step?: string | null;
+  /** What the agent adapter reported: refused files, agent failures. */
+  note?: string | null;
 }
 
 /** Identifies a run: a re-import or re-run with the same key replaces it. */

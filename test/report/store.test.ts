@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { AggregateReport } from '../../src/metrics/aggregate.js';
+import { SCHEMA_VERSION } from '../../src/store/schema.js';
 import { ResultsStore } from '../../src/store/store.js';
 import type { AttemptRecord, StoredRun } from '../../src/store/types.js';
 import { runCli } from '../helpers/cli.js';
@@ -60,10 +61,10 @@ describe('results store', () => {
   it('creates the documented schema in WAL mode', () => {
     ResultsStore.open(file).close();
     const db = new Database(file, { readonly: true });
-    assert.equal(db.pragma('user_version', { simple: true }), 1);
+    assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    assert.deepEqual(tables, ['attempts', 'runs', 'tasks']);
+    assert.deepEqual(tables, ['attempts', 'blobs', 'runs', 'tasks', 'tree_entries']);
     const attemptCols = (db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[]).map((c) => c.name);
     for (const c of ['attempt', 'tree_hash', 'manifest', 'error_class', 'error_tail', 'duration_ms', 'tokens_in', 'cost_usd']) {
       assert.ok(attemptCols.includes(c), c);
@@ -116,6 +117,6 @@ describe('results store', () => {
     const db = new Database(newer);
     db.pragma('user_version = 99');
     db.close();
-    assert.throws(() => ResultsStore.open(newer), /schema version 99; this envproof knows up to 1/);
+    assert.throws(() => ResultsStore.open(newer), /schema version 99; this envproof knows up to 2/);
   });
 });
