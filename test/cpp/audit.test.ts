@@ -70,13 +70,15 @@ describe('C++: FetchContent from local git repositories, with a nested fetch', (
   before(async () => {
     const shout = await localGitRepo('shout-lib', 'v0.1');
     const greet = await localGitRepo('greet-lib', 'v1.0', { SHOUT_REPO: shout });
-    r = await buildAndTrace(await fixtureContext('fetch', { GREET_REPO: greet }));
+    const banner = await localGitRepo('banner-lib', 'v2.0');
+    r = await buildAndTrace(await fixtureContext('fetch', { GREET_REPO: greet, BANNER_REPO: banner }));
   });
 
-  it('D2: the fetched project and its own fetch, with their tags', () => {
+  it('D2: the fetched project, its own fetch and the legacy populated content, with their tags', () => {
     assert.deepEqual(
       r.install.installed.map((d) => [d.name, d.version]),
       [
+        ['banner', 'v2.0'],
         ['greet', 'v1.0'],
         ['shout', 'v0.1'],
       ],
@@ -84,12 +86,12 @@ describe('C++: FetchContent from local git repositories, with a nested fetch', (
   });
 
   it('the program runs', () => {
-    assert.equal(r.stdout.trim(), 'HELLO ENVPROOF! TWICE!');
+    assert.equal(r.stdout.trim(), '== HELLO ENVPROOF! TWICE!');
   });
 
   it('D3: static and header-only fetched code leaves no runtime trace but shows at build time', () => {
     assert.deepEqual(names(r.attribution.traced), []);
-    assert.deepEqual(names(r.attribution.alternatives?.buildTime), ['greet', 'shout']);
+    assert.deepEqual(names(r.attribution.alternatives?.buildTime), ['banner', 'greet', 'shout']);
     assert.ok(r.attribution.evidence.greet?.some((f) => f.endsWith('/libgreet.a')));
     assert.ok(r.attribution.evidence.shout?.some((f) => f.endsWith('/_deps/shout-src/include/shout.hpp')));
   });
@@ -141,7 +143,7 @@ describe('C++: failures', () => {
   }
 
   it('a FetchContent source that cannot be cloned is a fetch failure', async () => {
-    const ctx = await fixtureContext('fetch', { GREET_REPO: 'file:///nonexistent/envproof/no-such-repo.git' });
+    const ctx = await fixtureContext('fetch', { GREET_REPO: 'file:///nonexistent/envproof/no-such-repo.git', BANNER_REPO: 'file:///nonexistent/envproof/banner.git' });
     await assert.rejects(cppEcosystem.install(ctx), (err: unknown) => {
       assert.ok(err instanceof StepFailedError);
       assert.equal(err.failureClass, 'fetch-failure');

@@ -20,6 +20,7 @@ export async function fixtureContext(fixture: string, replacements: Record<strin
 }
 
 async function substitute(file: string, replacements: Record<string, string>): Promise<void> {
+  if (Object.keys(replacements).length === 0) return;
   let text = await readFile(file, 'utf8');
   for (const [key, value] of Object.entries(replacements)) text = text.replaceAll(`@${key}@`, value);
   await writeFile(file, text);

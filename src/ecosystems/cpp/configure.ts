@@ -10,7 +10,7 @@ import { uniqueDependencies } from '../../core/names.js';
 import { tail } from '../../core/process.js';
 import type { Dependency } from '../../core/types.js';
 import type { AuditContext, InstallResult } from '../types.js';
-import { contentSource } from './declarations.js';
+import { contentSource, type CmakeDeclaration } from './declarations.js';
 import { classifyConfigureFailure } from './failure.js';
 import { readCmakeProject } from './manifest.js';
 import { cmakeName } from './names.js';
@@ -69,24 +69,44 @@ function valueAfter(args: readonly string[], keyword: string): string | undefine
   return i >= 0 ? args[i + 1] : undefined;
 }
 
-/** Fetched content: the provider's MakeAvailable requests, plus `_deps/<name>-src` left by FetchContent_Populate. */
-async function fetchedContent(ctx: AuditContext, log: ProviderLog, buildDir: string): Promise<{ deps: Dependency[]; dirs: Record<string, string> }> {
+/**
+ * Fetched content: the provider's MakeAvailable requests; then content populated directly with the legacy
+ * FetchContent_Populate, which the provider does not see: the project's own declarations whose
+ * `<name>-src` directory exists (under `_deps/`, or under the declaring directory's binary directory,
+ * the direct form's default), and any other `_deps/<name>-src` (a fetched project's own).
+ */
+async function fetchedContent(
+  ctx: AuditContext,
+  log: ProviderLog,
+  buildDir: string,
+  declarations: readonly CmakeDeclaration[],
+): Promise<{ deps: Dependency[]; dirs: Record<string, string> }> {
   const deps: Dependency[] = [];
   const dirs: Record<string, string> = {};
-  for (const f of log.fetches) {
-    const name = f.name.toLowerCase();
-    const sourceDir = valueAfter(f.args, 'SOURCE_DIR') ?? path.posix.join(buildDir, '_deps', `${name}-src`);
-    if (!(await isDirectory(hostPath(ctx, sourceDir)))) continue;
-    dirs[name] = sourceDir;
-    deps.push({ name: cmakeName(f.name), version: contentSource(f.args).version, id: f.name, source: 'FetchContent' });
-  }
+  const add = async (rawName: string, candidates: string[], version: string | undefined, source: string) => {
+    const name = rawName.toLowerCase();
+    if (dirs[name]) return;
+    for (const dir of candidates) {
+      if (!(await isDirectory(hostPath(ctx, dir)))) continue;
+      dirs[name] = dir;
+      deps.push({ name: cmakeName(rawName), version, id: rawName, source });
+      return;
+    }
+  };
   const depsDir = path.posix.join(buildDir, '_deps');
-  const entries = await readdir(hostPath(ctx, depsDir)).catch(() => [] as string[]);
-  for (const entry of entries) {
+  for (const f of log.fetches) {
+    const sourceDir = valueAfter(f.args, 'SOURCE_DIR') ?? path.posix.join(depsDir, `${f.name.toLowerCase()}-src`);
+    await add(f.name, [sourceDir], contentSource(f.args).version, 'FetchContent');
+  }
+  for (const d of declarations.filter((x) => x.kind === 'fetchcontent')) {
+    const lower = d.rawName.toLowerCase();
+    const declaringBinaryDir = path.posix.join(buildDir, path.posix.dirname(d.file));
+    const candidates = [path.posix.join(depsDir, `${lower}-src`), path.posix.join(declaringBinaryDir, `${lower}-src`)];
+    await add(d.rawName, candidates, d.version, 'FetchContent (populated directly)');
+  }
+  for (const entry of await readdir(hostPath(ctx, depsDir)).catch(() => [] as string[])) {
     const m = /^(.+)-src$/.exec(entry);
-    if (!m?.[1] || dirs[m[1]]) continue;
-    dirs[m[1]] = path.posix.join(depsDir, entry);
-    deps.push({ name: cmakeName(m[1]), id: m[1], source: 'FetchContent (populated directly)' });
+    if (m?.[1]) await add(m[1], [path.posix.join(depsDir, entry)], undefined, 'FetchContent (populated directly)');
   }
   return { deps, dirs };
 }
@@ -100,10 +120,9 @@ interface PkgConfigModule {
  * pkg-config modules the project's own pkg_check_modules/pkg_search_module calls found, from what
  * FindPkgConfig caches: `<PREFIX>_FOUND`, versions, and the full library paths `pkgcfg_lib_<PREFIX>_<lib>`.
  */
-async function pkgConfigModules(ctx: AuditContext, cache: Map<string, string>): Promise<PkgConfigModule[]> {
-  const project = await readCmakeProject(hostPath(ctx, ctx.projectDir));
+function pkgConfigModules(declarations: readonly CmakeDeclaration[], cache: Map<string, string>): PkgConfigModule[] {
   const out: PkgConfigModule[] = [];
-  for (const d of project.declarations.filter((x) => x.kind === 'pkg-config')) {
+  for (const d of declarations.filter((x) => x.kind === 'pkg-config')) {
     const prefix = d.prefix ?? '';
     if (cache.get(`${prefix}_FOUND`) !== '1') continue;
     const searched = cache.get(`${prefix}_MODULE_NAME`);
@@ -169,8 +188,9 @@ export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult> 
   if (r.exitCode !== 0) throw configureFailure(`${r.stdout}\n${r.stderr}`, log);
 
   const cache = parseCmakeCache(await readIfExists(path.join(hostPath(ctx, buildDir), 'CMakeCache.txt')));
-  const fetched = await fetchedContent(ctx, log, buildDir);
-  const pkgConfig = await pkgConfigModules(ctx, cache);
+  const { declarations } = await readCmakeProject(hostPath(ctx, ctx.projectDir));
+  const fetched = await fetchedContent(ctx, log, buildDir, declarations);
+  const pkgConfig = pkgConfigModules(declarations, cache);
   const installed = uniqueDependencies([...foundPackages(log, cache.get('CMAKE_ROOT')), ...fetched.deps, ...pkgConfig.map((m) => m.dep)]);
   const details: CmakeInstallDetails = {
     buildDir,
