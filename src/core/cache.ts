@@ -17,5 +17,6 @@ export function packageCacheEnv(root: string): Record<string, string> {
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',
     npm_config_audit: 'false',
+    MAVEN_OPTS: `-Dmaven.repo.local=${path.join(root, 'm2')}`,
   };
 }

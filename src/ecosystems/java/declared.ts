@@ -2,7 +2,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
 import type { DeclaredResult, Dependency } from '../../core/types.js';
-import { mavenRepository } from './maven-cache.js';
+import { mavenRepositories } from './maven-cache.js';
 import {
   dependencyEntries,
   loadPom,
@@ -120,7 +120,7 @@ export async function extractJavaDeclared(projectDir: string): Promise<DeclaredR
   await access(file).catch(() => {
     throw new EnvproofError(`no pom.xml in ${projectDir}`, 'a Maven project has a pom.xml at its root');
   });
-  const lookup: PomLookup = { repositories: [mavenRepository()], notes: [] };
+  const lookup: PomLookup = { repositories: mavenRepositories(), notes: [] };
   const model = new PomModel(await loadPom(file, lookup));
   const managed = await managedVersions(model, lookup);
   const collector = new DeclaredCollector(projectDir, model, managed, lookup.repositories, lookup.notes);

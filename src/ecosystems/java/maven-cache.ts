@@ -1,11 +1,11 @@
-import os from 'node:os';
 import path from 'node:path';
+import { cacheRoot } from '../../core/cache.js';
+import { sandboxCacheDir } from '../../sandbox/environment.js';
 
 /**
- * The Maven local repository envproof shares across runs (never the user's ~/.m2): downloads are reused, while
- * every layer still comes from Maven's answer about one project. ENVPROOF_CACHE_DIR moves it.
+ * Host directories of the Maven local repositories that sandboxes share across runs (never the user's ~/.m2;
+ * the sandbox points Maven at its own through MAVEN_OPTS). D1 looks in them for parents and BOMs outside the tree.
  */
-export function mavenRepository(): string {
-  const root = process.env.ENVPROOF_CACHE_DIR || path.join(os.homedir(), '.cache', 'envproof');
-  return path.join(root, 'm2');
+export function mavenRepositories(): string[] {
+  return [path.join(cacheRoot(), 'm2'), path.join(sandboxCacheDir(), 'm2')];
 }

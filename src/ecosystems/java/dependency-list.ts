@@ -1,0 +1,33 @@
+import type { Dependency } from '../../core/types.js';
+
+export interface ListedArtifact {
+  groupId: string;
+  artifactId: string;
+  type: string;
+  classifier?: string;
+  version: string;
+  scope: string;
+  optional: boolean;
+}
+
+// groupId:artifactId:type[:classifier]:version:scope, then optionally " (optional)" and " -- module name".
+const ARTIFACT_LINE = /^\s*([^\s:]+):([^\s:]+):([^\s:]+)(?::([^\s:]+))?:([^\s:]+):([a-z]+)(\s+\(optional\))?(?:\s|$)/;
+
+/** Parses the file written by `dependency:list -DoutputFile=...`; headers, blank lines and `none` are not artifacts. */
+export function parseDependencyList(text: string): ListedArtifact[] {
+  const artifacts: ListedArtifact[] = [];
+  for (const line of text.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
+    const m = ARTIFACT_LINE.exec(line);
+    if (!m) continue;
+    const [, groupId = '', artifactId = '', type = '', classifier, version = '', scope = '', optional] = m;
+    artifacts.push({ groupId, artifactId, type, ...(classifier ? { classifier } : {}), version, scope, optional: Boolean(optional) });
+  }
+  return artifacts;
+}
+
+/** D2: everything Maven resolved except test scope; artifactId names, groupId:artifactId ids. */
+export function installedLayer(artifacts: readonly ListedArtifact[]): Dependency[] {
+  return artifacts
+    .filter((a) => a.scope !== 'test')
+    .map((a) => ({ name: a.artifactId, id: `${a.groupId}:${a.artifactId}`, version: a.version, source: `scope ${a.scope}` }));
+}
