@@ -37,7 +37,8 @@ export function buildDirOf(ctx: AuditContext): string {
   return path.posix.join(ctx.envDir, 'build');
 }
 
-function hostPath(ctx: AuditContext, inside: string): string {
+/** Host path of a path inside the sandbox's work directory. */
+export function hostPath(ctx: AuditContext, inside: string): string {
   const host = ctx.sandbox.toHost(inside);
   if (!host) throw new EnvproofError(`${inside} is not visible from the host`, 'use a directory inside the sandbox work directory');
   return host;

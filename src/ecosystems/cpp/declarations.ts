@@ -33,7 +33,6 @@ export interface FileDeclarations {
   declarations: CmakeDeclaration[];
   linkItems: Dependency[];
   skipped: SkippedEntry[];
-  notes: string[];
   /** Literal add_subdirectory() arguments, relative to the file's directory. */
   subdirectories: { dir: string; line: number }[];
   /** Literal include() arguments that name a file rather than a CMake module. */
@@ -172,7 +171,6 @@ export function declarationsOf(commands: readonly CommandInvocation[], file: str
     declarations: [],
     linkItems: [],
     skipped: [],
-    notes: [],
     subdirectories: [],
     includes: [],
     ownTargets: [],

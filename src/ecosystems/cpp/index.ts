@@ -3,23 +3,16 @@
  * (configure.ts), a build whose compiler dependency output gives the build-time layer, and D3 from the
  * shared libraries the program loaded (attribute.ts).
  */
-import { EnvproofError, StepFailedError } from '../../core/errors.js';
+import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
 import { cmakeAttribute } from './attribute.js';
 import { chooseExecutable, readCodemodel } from './codemodel.js';
-import { cmakeConfigure, cmakeDetails } from './configure.js';
+import { cmakeConfigure, cmakeDetails, hostPath } from './configure.js';
 import { classifyBuildFailure } from './failure.js';
 import { CMAKE_MANIFEST, extractCmakeDeclared } from './manifest.js';
 
 const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-function hostBuildDir(ctx: AuditContext, install: InstallResult): string {
-  const inside = cmakeDetails(install).buildDir;
-  const host = ctx.sandbox.toHost(inside);
-  if (!host) throw new EnvproofError(`the build directory ${inside} is not visible from the host`);
-  return host;
-}
 
 async function cmakeBuild(ctx: AuditContext, install: InstallResult): Promise<void> {
   const { buildDir } = cmakeDetails(install);
@@ -47,7 +40,8 @@ export const cppEcosystem: EcosystemModule = {
   build: (ctx, install) => cmakeBuild(ctx, install),
 
   async defaultRun(ctx, install): Promise<RunChoice> {
-    const model = await readCodemodel(hostBuildDir(ctx, install), cmakeDetails(install).buildDir);
+    const { buildDir } = cmakeDetails(install);
+    const model = await readCodemodel(hostPath(ctx, buildDir), buildDir);
     const { target, reason } = chooseExecutable(model);
     return { argv: [target.artifacts[0] ?? target.name], reason };
   },

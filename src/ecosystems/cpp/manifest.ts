@@ -20,7 +20,6 @@ export interface CmakeProjectDeclarations {
   ownTargets: Set<string>;
   madeAvailable: Set<string>;
   skipped: SkippedEntry[];
-  notes: string[];
   files: string[];
 }
 
@@ -44,7 +43,6 @@ export async function readCmakeProject(projectDir: string): Promise<CmakeProject
     ownTargets: new Set(),
     madeAvailable: new Set(),
     skipped: [],
-    notes: [],
     files: [],
   };
   const visiting = new Set<string>();
@@ -58,7 +56,6 @@ export async function readCmakeProject(projectDir: string): Promise<CmakeProject
     result.declarations.push(...found.declarations);
     result.linkItems.push(...found.linkItems);
     result.skipped.push(...found.skipped);
-    result.notes.push(...found.notes);
     found.ownTargets.forEach((t) => result.ownTargets.add(t));
     found.madeAvailable.forEach((n) => result.madeAvailable.add(n.toLowerCase()));
     const children = [
@@ -91,7 +88,7 @@ function toDependency(d: CmakeDeclaration): Dependency {
 /** The EcosystemModule.extractDeclared of C++: every kind of declaration counts toward D1. */
 export async function extractCmakeDeclared(projectDir: string): Promise<DeclaredResult> {
   const project = await readCmakeProject(projectDir);
-  const notes = [...project.notes];
+  const notes: string[] = [];
   const fetchNames = project.declarations.filter((d) => d.kind === 'fetchcontent').map((d) => d.rawName.toLowerCase());
   for (const name of fetchNames) {
     if (!project.madeAvailable.has(name)) notes.push(`FetchContent_Declare(${name}) is never made available or populated in the files read`);
