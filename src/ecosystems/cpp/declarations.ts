@@ -69,10 +69,20 @@ function valueAfter(values: readonly string[], keyword: string): string | undefi
   return i >= 0 ? values[i + 1] : undefined;
 }
 
-/** A version from an archive URL's file name (`fmt-10.2.1.zip`, `v1.2.3.tar.gz`), if it has one. */
+/**
+ * A version from an archive URL: in its file name (`fmt-10.2.1.zip`, `v1.2.3.tar.gz`) or, failing that,
+ * a path segment that is one (`.../releases/download/v3.11.2/json.tar.xz`).
+ */
 function versionFromUrl(url: string): string | undefined {
-  const file = url.split(/[/?#]/).filter(Boolean).at(-1) ?? '';
-  return /(?:^|[-_v])(\d+(?:\.\d+)+)(?:\.tar\.\w+|\.tgz|\.zip|\.tar)?$/.exec(file)?.[1];
+  const segments = url.replace(/[?#].*$/, '').split('/').filter(Boolean);
+  const file = segments.at(-1) ?? '';
+  const inName = /(?:^|[-_v])(\d+(?:\.\d+)+)(?:\.tar\.\w+|\.tgz|\.zip|\.tar)?$/.exec(file)?.[1];
+  if (inName) return inName;
+  return segments
+    .slice(0, -1)
+    .map((seg) => /^v?(\d+(?:\.\d+)+)$/.exec(seg)?.[1])
+    .filter((v): v is string => v !== undefined)
+    .at(-1);
 }
 
 /** Version and origin of content described by FetchContent/ExternalProject options (argument values). */
