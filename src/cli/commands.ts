@@ -4,6 +4,7 @@ import { registerDoctor } from './doctor.js';
 import { registerEnv } from './env.js';
 import { registerImport } from './import.js';
 import { registerReport } from './report.js';
+import { registerTasks } from './tasks.js';
 
 /** Sets the process exit code of the command that ran. */
 export type SetExitCode = (code: number) => void;
@@ -15,4 +16,5 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerEnv(program, setExitCode);
   registerImport(program, setExitCode);
   registerReport(program, setExitCode);
+  registerTasks(program, setExitCode);
 }
