@@ -285,7 +285,7 @@ export class StraceLogParser {
 
   private skip(lineNo: number, reason: TraceSkipReason, text: string): void {
     this.skippedTotal++;
-    if (this.skipped.length < MAX_SKIPPED_SAMPLES) this.skipped.push({ line: lineNo, reason, text });
+    if (this.skipped.length < MAX_SKIPPED_SAMPLES) this.skipped.push({ line: lineNo, reason, text: bytesToText(detach(text)) });
   }
 }
 

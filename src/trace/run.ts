@@ -5,7 +5,7 @@ import { EnvproofError } from '../core/errors.js';
 import { tail } from '../core/process.js';
 import type { ExecResult } from '../sandbox/types.js';
 import { parseStraceLog, type ParsedTrace } from './parse.js';
-import { killLeftovers, RUN_MARKER_VARIABLE, ticksSinceBoot } from './reap.js';
+import { killLeftovers, RUN_MARKER_VARIABLE } from './reap.js';
 import { straceArgv, straceFeatures } from './strace.js';
 import { withSymlinkTargets } from './symlinks.js';
 import type { Tracer } from './types.js';
@@ -23,8 +23,6 @@ export const traceRun: Tracer = async (sandbox, req) => {
   const features = await straceFeatures(sandbox);
   rmSync(hostLog, { force: true }); // the watcher below must not read a previous run's log
   const marker = randomUUID();
-  // Log pids are host pids only when the sandbox shares the host's pid space.
-  const startedAt = sandbox.backend === 'host' ? await ticksSinceBoot() : undefined;
   const started = Date.now();
   // A process that left the process group keeps the output pipes open, so the exec would not return at
   // its time limit: once past it, kill such processes.
@@ -44,20 +42,16 @@ export const traceRun: Tracer = async (sandbox, req) => {
   } finally {
     clearInterval(stragglers);
     rootWatch.stop();
+    await killLeftovers(marker);
   }
-  let parsed: ParsedTrace | undefined;
-  try {
-    if (run.spawnError || !existsSync(hostLog)) {
-      throw new EnvproofError(
-        `strace did not run in the ${sandbox.backend} sandbox${run.spawnError ? `: ${run.spawnError}` : ' (it wrote no log)'}`,
-        'check that strace is installed there and that the log directory is writable',
-        tail(run.stderr),
-      );
-    }
-    parsed = await parseStraceLog(hostLog, exec.cwd);
-  } finally {
-    await killLeftovers(marker, { logPids: parsed ? [...parsed.pids] : [], startedAt });
+  if (run.spawnError || !existsSync(hostLog)) {
+    throw new EnvproofError(
+      `strace did not run in the ${sandbox.backend} sandbox${run.spawnError ? `: ${run.spawnError}` : ' (it wrote no log)'}`,
+      'check that strace is installed there and that the log directory is writable',
+      tail(run.stderr),
+    );
   }
+  const parsed = await parseStraceLog(hostLog, exec.cwd);
   return {
     run: programOutcome(run, parsed),
     files: withSymlinkTargets(parsed.files, (p) => sandbox.toHost(p)),

@@ -19,33 +19,30 @@ function linkTarget(hostPath: string): string | null {
 }
 
 export class InsideRealpath {
-  /** Resolved form of each inside path looked up so far; null when it cannot be resolved from the host. */
-  private readonly memo = new Map<string, string | null>();
+  /** Resolved form of each inside path looked up so far. */
+  private readonly memo = new Map<string, string>();
 
   constructor(private readonly toHost: (insidePath: string) => string | null) {}
 
   /**
-   * The path with every symlink resolved, or null when some component is not visible from the host.
-   * A missing last component (a file deleted since) resolves to itself under its resolved directory.
+   * The path with every symlink resolved, or null when the result is not visible from the host.
+   * Components the host cannot see (a sandbox's private /tmp above a bound work directory) are taken
+   * as plain directories; a missing last component (a file deleted since) resolves to itself.
    */
   resolve(insidePath: string): string | null {
-    return this.lookup(insidePath, 0);
+    const real = this.lookup(insidePath, 0);
+    return this.toHost(real) === null ? null : real;
   }
 
-  private lookup(p: string, links: number): string | null {
+  private lookup(p: string, links: number): string {
     if (p === '/') return '/';
     const known = this.memo.get(p);
     if (known !== undefined) return known;
     const dir = this.lookup(parentOf(p), links);
-    let result: string | null = null;
-    if (dir !== null) {
-      const candidate = resolveAgainst(dir, p.slice(p.lastIndexOf('/') + 1));
-      const host = this.toHost(candidate);
-      const target = host === null ? null : linkTarget(host);
-      if (host === null) result = null;
-      else if (target !== null && links < MAX_LINKS) result = this.lookup(resolveAgainst(dir, target), links + 1);
-      else result = candidate;
-    }
+    const candidate = resolveAgainst(dir, p.slice(p.lastIndexOf('/') + 1));
+    const host = this.toHost(candidate);
+    const target = host === null ? null : linkTarget(host);
+    const result = target !== null && links < MAX_LINKS ? this.lookup(resolveAgainst(dir, target), links + 1) : candidate;
     this.memo.set(p, result);
     return result;
   }

@@ -18,7 +18,17 @@ function fakeRoot(): { root: string; toHost: (p: string) => string | null } {
   symlinkSync('../usr/lib', path.join(root, 'opt/lib'));
   symlinkSync('b', path.join(root, 'loop/a'));
   symlinkSync('a', path.join(root, 'loop/b'));
-  return { root, toHost: (p) => (p.startsWith('/hidden') ? null : path.join(root, p)) };
+  // Like a sandbox's private /tmp with the work directory bound below it: /hidden is invisible, /hidden/bound is not.
+  mkdirSync(path.join(root, 'bound/real'), { recursive: true });
+  writeFileSync(path.join(root, 'bound/real/w.txt'), '');
+  symlinkSync('real', path.join(root, 'bound/alias'));
+  const toHost = (p: string) =>
+    p === '/hidden/bound' || p.startsWith('/hidden/bound/')
+      ? path.join(root, 'bound', p.slice('/hidden/bound'.length))
+      : p.startsWith('/hidden')
+        ? null
+        : path.join(root, p);
+  return { root, toHost };
 }
 
 test('links resolve in the inside view, relative and absolute, through directories', () => {
@@ -30,6 +40,7 @@ test('links resolve in the inside view, relative and absolute, through directori
   assert.equal(realpath.resolve('/opt/current/deleted-since.txt'), '/opt/v2/deleted-since.txt');
   assert.equal(realpath.resolve('/usr/lib/py/mod.py'), '/usr/lib/py/mod.py');
   assert.equal(realpath.resolve('/hidden/x'), null);
+  assert.equal(realpath.resolve('/hidden/bound/alias/w.txt'), '/hidden/bound/real/w.txt');
   // A link cycle ends (ELOOP in the kernel) instead of recursing forever.
   assert.equal(typeof realpath.resolve('/loop/a/x'), 'string');
 });

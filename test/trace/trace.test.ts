@@ -1,64 +1,21 @@
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { HostSandbox } from '../../src/sandbox/host.js';
-import { traceRun, type TraceRequest } from '../../src/trace/index.js';
+import type { Sandbox } from '../../src/sandbox/types.js';
+import { traceRun } from '../../src/trace/index.js';
+import { assertOpensScenario, NoPidNamespaceSandbox, request, sleeperAlive, uniqueSleep } from './scenario.js';
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
 function sandbox(): HostSandbox {
   return new HostSandbox('python', realpathSync(mkdtempSync(path.join(tmpdir(), 'envproof-trace-'))));
 }
 
-function request(sb: HostSandbox, argv: string[], timeoutMs = 60_000): TraceRequest {
-  return { argv, cwd: sb.workDir, timeoutMs, network: false, logPath: path.join(sb.workDir, 'strace.log') };
-}
-
-/** Alive and not a zombie waiting to be reaped. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-}
-
 test('a real program: relative opens after chdir, symlinks, dirfd, a child, a failed open, an exec', { timeout: 120_000 }, async () => {
-  const sb = sandbox();
-  const w = sb.workDir;
-  for (const dir of ['data/sub', 'real', 'dirfd', 'child', 'bin']) mkdirSync(path.join(w, dir), { recursive: true });
-  for (const file of ['data/a.txt', 'data/sub/b.txt', 'real/c.txt', 'dirfd/d.txt', 'child/e.txt']) writeFileSync(path.join(w, file), 'x');
-  symlinkSync('real', path.join(w, 'link'));
-  writeFileSync(path.join(w, 'bin/hello.sh'), '#!/bin/sh\nexit 0\n');
-  chmodSync(path.join(w, 'bin/hello.sh'), 0o755);
-  copyFileSync(path.join(FIXTURES, 'opens.py'), path.join(w, 'opens.py'));
-
-  const r = await traceRun(sb, request(sb, [PYTHON, 'opens.py']));
-
-  assert.equal(r.run.exitCode, 0, r.run.stderr);
-  const expected = [
-    'opens.py',
-    'data/a.txt',
-    'data/sub/b.txt',
-    'link/c.txt',
-    'real/c.txt',
-    'dirfd',
-    'dirfd/d.txt',
-    'child/e.txt',
-    'bin/hello.sh',
-  ].map((f) => path.join(w, f));
-  for (const f of expected) assert.ok(r.files.has(f), `missing ${f}`);
-  const inWorkDir = [...r.files].filter((f) => f.startsWith(w + '/') && !f.endsWith('strace.log'));
-  assert.deepEqual(inWorkDir.sort(), [...expected].sort(), 'nothing else in the work directory, above all not data/missing.txt');
-  assert.equal(r.execs.at(-1), path.join(w, 'bin/hello.sh'));
-  // The program itself and the child interpreter were both executed.
-  assert.ok(r.execs.filter((e) => e.includes('python')).length >= 2, r.execs.join('\n'));
-  assert.ok(r.lines > 0);
+  await assertOpensScenario(sandbox(), [PYTHON]);
 });
 
 test('exit codes and fatal signals pass through strace', { timeout: 60_000 }, async () => {
@@ -74,12 +31,11 @@ test('exit codes and fatal signals pass through strace', { timeout: 60_000 }, as
 
 test('the run ends with the program: a background child it leaves is killed, not waited for', { timeout: 60_000 }, async () => {
   const sb = sandbox();
-  const script = 'sleep 3600 </dev/null >/dev/null 2>&1 & echo $! > bg.pid; exit 4';
-  const r = await traceRun(sb, request(sb, ['sh', '-c', script], 30_000));
+  const seconds = uniqueSleep();
+  const r = await traceRun(sb, request(sb, ['sh', '-c', `sleep ${seconds} </dev/null >/dev/null 2>&1 & exit 4`], 30_000));
   assert.equal(r.run.timedOut, false);
   assert.equal(r.run.exitCode, 4);
-  const bg = Number(readFileSync(path.join(sb.workDir, 'bg.pid'), 'utf8'));
-  assert.equal(isAlive(bg), false, `background sleeper ${bg} survived`);
+  assert.equal(sleeperAlive(seconds), false, 'the background sleeper survived');
   assert.ok(r.execs.includes('/usr/bin/sleep') || r.execs.includes('/bin/sleep'), r.execs.join(' '));
 });
 
@@ -92,33 +48,37 @@ test('a program that cannot be started is reported as a spawn error', { timeout:
 });
 
 /**
- * Runs a shell script that starts `sleep 3600 &` in its process group, then `daemons` (shell commands run
- * under setsid, each writing "<pid> <session id>" to d<i>.pid), then hangs; checks that all are gone.
+ * Runs a shell script that starts a background sleeper in its process group, then one sleeper per entry
+ * of `daemons` under setsid (with that redirection; each records "<pid> <session id>"), then hangs;
+ * checks that the run timed out and no sleeper survived.
  */
-async function assertTreeDiesOnTimeout(daemons: string[]): Promise<void> {
-  const sb = sandbox();
-  const script = ['sleep 3600 &', 'echo $! > bg.pid'];
+async function assertTreeDiesOnTimeout(sb: Sandbox, daemons: string[]): Promise<void> {
+  const sleeps = [uniqueSleep(), ...daemons.map(uniqueSleep)];
+  const script = [`sleep ${sleeps[0]} &`];
   daemons.forEach((redirect, i) => {
-    const record = `echo $$ $(cut -d" " -f6 /proc/$$/stat) > d${i}.tmp; mv d${i}.tmp d${i}.pid`;
-    script.push(`setsid sh -c '${record}; exec sleep 3601' ${redirect} &`, `while [ ! -f d${i}.pid ]; do sleep 0.05; done`);
+    // The shell's own /proc/self/stat (pid and session as the host's /proc numbers them, in a pid namespace too).
+    const record = `read -r pid comm state ppid pgrp sid rest < /proc/self/stat; echo $pid $sid > d${i}.tmp; mv d${i}.tmp d${i}.pid`;
+    script.push(`setsid sh -c '${record}; exec sleep ${sleeps[i + 1]}' ${redirect} &`, `while [ ! -f d${i}.pid ]; do sleep 0.05; done`);
   });
   script.push('exec sleep 3602');
-  writeFileSync(path.join(sb.workDir, 'hang.sh'), script.join('\n'));
+  writeFileSync(path.join(sb.hostWorkDir, 'hang.sh'), script.join('\n'));
   const r = await traceRun(sb, request(sb, ['sh', 'hang.sh'], 1500));
   assert.equal(r.run.timedOut, true);
-  const bg = Number(readFileSync(path.join(sb.workDir, 'bg.pid'), 'utf8'));
-  assert.equal(isAlive(bg), false, `background sleeper ${bg} survived`);
   for (let i = 0; i < daemons.length; i++) {
-    const [daemon, session] = readFileSync(path.join(sb.workDir, `d${i}.pid`), 'utf8').trim().split(' ').map(Number);
+    const [daemon, session] = readFileSync(path.join(sb.hostWorkDir, `d${i}.pid`), 'utf8').trim().split(' ').map(Number);
     assert.equal(session, daemon, 'the daemon leads its own session, out of reach of the process-group kill');
-    assert.equal(isAlive(daemon!), false, `setsid sleeper ${daemon} survived`);
   }
+  for (const seconds of sleeps) assert.equal(sleeperAlive(seconds), false, `sleep ${seconds} survived`);
 }
 
 test('on timeout the whole traced tree dies, including a child that left the session', { timeout: 60_000 }, async () => {
-  await assertTreeDiesOnTimeout(['</dev/null >/dev/null 2>&1']);
+  await assertTreeDiesOnTimeout(sandbox(), ['</dev/null >/dev/null 2>&1']);
+});
+
+test('without a pid namespace too, a child that left the session dies on timeout', { timeout: 60_000 }, async () => {
+  await assertTreeDiesOnTimeout(new NoPidNamespaceSandbox('python', sandbox().hostWorkDir), ['</dev/null >/dev/null 2>&1']);
 });
 
 test('a detached child holding the output pipes does not keep the run from returning', { timeout: 60_000 }, async () => {
-  await assertTreeDiesOnTimeout(['']);
+  await assertTreeDiesOnTimeout(new NoPidNamespaceSandbox('python', sandbox().hostWorkDir), ['']);
 });
