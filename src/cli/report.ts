@@ -20,7 +20,7 @@ interface ReportOptions {
 }
 
 function loadReport(storePath: string): AggregateReport {
-  const store = ResultsStore.open(storePath, { readonly: true });
+  const store = ResultsStore.open(storePath, { mustExist: true });
   try {
     const runs = store.runs();
     if (runs.length === 0) {

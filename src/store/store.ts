@@ -101,36 +101,46 @@ export class ResultsStore {
     private readonly db: Database.Database,
   ) {}
 
-  /** Opens (creating if needed) the store at `file`. `readonly` refuses to create one. */
-  static open(file: string, opts: { readonly?: boolean } = {}): ResultsStore {
+  /**
+   * Opens the store at `file`, creating it unless `mustExist` or `readonly`, and migrating an older schema
+   * unless `readonly` (a read-only open of an older store is refused with a hint).
+   */
+  static open(file: string, opts: { readonly?: boolean; mustExist?: boolean } = {}): ResultsStore {
+    const mustExist = opts.readonly === true || opts.mustExist === true;
     let db: Database.Database;
     try {
-      if (!opts.readonly) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-      db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+      if (!mustExist) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: mustExist });
     } catch (err) {
       throw new EnvproofError(
         `cannot open the results store ${file}: ${errorMessage(err)}`,
-        opts.readonly ? 'Import data first (envproof import envgap-csv <dir>) or pass --store <path>.' : undefined,
+        mustExist ? 'Import data first (envproof import envgap-csv <dir>) or pass --store <path>.' : undefined,
       );
     }
     const store = new ResultsStore(file, db);
-    store.migrate(opts.readonly ?? false);
+    store.migrate(opts.readonly ?? false, mustExist);
     return store;
   }
 
-  private migrate(readonly: boolean): void {
+  private migrate(readonly: boolean, mustExist: boolean): void {
     const version = this.db.pragma('user_version', { simple: true }) as number;
-    if (version > SCHEMA_VERSION) {
+    const refuse = (message: string, hint?: string): never => {
       this.db.close();
-      throw new EnvproofError(
-        `${this.file} has store schema version ${version}; this envproof knows up to ${SCHEMA_VERSION}`,
-        'Upgrade envproof.',
-      );
+      throw new EnvproofError(message, hint);
+    };
+    if (version > SCHEMA_VERSION) {
+      refuse(`${this.file} has store schema version ${version}; this envproof knows up to ${SCHEMA_VERSION}`, 'Upgrade envproof.');
+    }
+    // A file without a schema version that has tables (or had to exist) is some other database: never add to it.
+    if (version === 0 && (mustExist || this.db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get() !== undefined)) {
+      refuse(`${this.file} is not an envproof results store (schema version 0)`);
     }
     if (readonly) {
-      if (version !== SCHEMA_VERSION) {
-        this.db.close();
-        throw new EnvproofError(`${this.file} is not an envproof results store (schema version ${version})`);
+      if (version < SCHEMA_VERSION) {
+        refuse(
+          `${this.file} has the older store schema version ${version}`,
+          'Open it once for writing (envproof report or envproof import migrate it in place).',
+        );
       }
       return;
     }

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { AggregateReport } from '../../src/metrics/aggregate.js';
-import { SCHEMA_VERSION } from '../../src/store/schema.js';
+import { SCHEMA_V1, SCHEMA_VERSION } from '../../src/store/schema.js';
 import { ResultsStore } from '../../src/store/store.js';
 import type { AttemptRecord, StoredRun } from '../../src/store/types.js';
 import { runCli } from '../helpers/cli.js';
@@ -110,6 +111,44 @@ describe('results store', () => {
     assert.equal(m?.hidden, 0.5);
     assert.equal(m?.bloat, 0);
     assert.equal(report.inflation.find((x) => x.agent === 'scripted')?.mean, 2);
+  });
+
+  it('migrates a version 1 store when report opens it; a read-only open says how to migrate', () => {
+    const old = path.join(dir, 'v1.db');
+    const db = new Database(old);
+    db.exec(SCHEMA_V1);
+    db.pragma('user_version = 1');
+    db.prepare(
+      `INSERT INTO runs (source, agent, language, task_id, trial, is_primary, first_success, final_success, d1, d2, d3, updated_at)
+       VALUES ('envproof', 'scripted', 'java', 'p_07', 1, 1, 1, 1, '["gson"]', '["gson"]', '["gson"]', 'x')`,
+    ).run();
+    db.close();
+    assert.throws(() => ResultsStore.open(old, { readonly: true }), /older store schema version 1/);
+    const r = runCli(['report', '--store', old, '--format', 'json']);
+    assert.equal(r.status, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as AggregateReport;
+    assert.deepEqual(report.counts.sources, { envproof: 1 });
+    assert.deepEqual(report.languages, ['java']);
+    const after = new Database(old, { readonly: true });
+    assert.equal(after.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    after.close();
+  });
+
+  it('report and import refuse a SQLite file that is not a store, and leave it alone', () => {
+    const other = path.join(dir, 'other.db');
+    const db = new Database(other);
+    db.exec('CREATE TABLE notes (text TEXT)');
+    db.close();
+    const r = runCli(['report', '--store', other]);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /is not an envproof results store/);
+    const imp = runCli(['import', 'envgap-csv', path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'handmade'), '--store', other]);
+    assert.equal(imp.status, 2);
+    assert.match(imp.stderr, /is not an envproof results store/);
+    const check = new Database(other, { readonly: true });
+    const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    check.close();
+    assert.deepEqual(tables.map((t) => t.name), ['notes']);
   });
 
   it('refuses a store written by a newer schema', () => {
