@@ -69,7 +69,7 @@ describe('extractCmakeDeclared', () => {
     assert.equal(r.manifest, 'CMakeLists.txt');
     assert.deepEqual(
       [...new Set(r.declared.map((d) => d.name))].sort(),
-      ['boost', 'catch2', 'extproj', 'fmt', 'gio-2.0', 'glib-2.0', 'json', 'legacy-dep', 'libssl', 'nlohmann-json', 'openssl', 'pkgconfig', 'qt6', 'threads', 'zlib'],
+      ['boost', 'catch2', 'extproj', 'fmt', 'gio-2.0', 'glib-2.0', 'json', 'legacy-dep', 'libssl', 'nlohmann-json', 'openssl', 'pkgconfig', 'qt6', 'spdlog', 'threads', 'zlib'],
     );
     const byId = new Map(r.declared.map((d) => [d.id, d]));
     assert.equal(byId.get('FIND_PACKAGE(Boost 1.74 REQUIRED COMPONENTS system filesystem)')?.source, 'CMakeLists.txt:11');
@@ -78,6 +78,7 @@ describe('extractCmakeDeclared', () => {
     assert.equal(byId.get('FetchContent_Declare(Catch2 https://example.invalid/catch2.git)')?.version, 'v3.5.2');
     assert.equal(byId.get('FetchContent_Declare(fmt https://example.invalid/fmt-10.2.1.zip)')?.version, '10.2.1');
     assert.equal(byId.get('FetchContent_Declare(json https://example.invalid/json/releases/download/v3.11.2/json.tar.xz)')?.version, '3.11.2');
+    assert.equal(byId.get('FetchContent_Declare(spdlog https://example.invalid/spdlog.git)')?.version, 'v1.12.0', 'a literal set() variable is expanded');
     assert.equal(byId.get('pkg_check_modules(GLIB glib-2.0>=2.50)')?.version, '>=2.50');
     assert.equal(byId.get('find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)')?.source, 'cmake/deps.cmake:1');
     assert.equal(byId.get('find_package(Threads)')?.source, 'src/CMakeLists.txt:2');

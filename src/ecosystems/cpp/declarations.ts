@@ -7,6 +7,7 @@
 import type { Dependency, SkippedEntry } from '../../core/types.js';
 import type { CmakeArgument, CommandInvocation } from './lexer.js';
 import { cmakeName } from './names.js';
+import { evaluate, type Variables } from './variables.js';
 
 export type DeclarationKind = 'find_package' | 'fetchcontent' | 'pkg-config' | 'external_project';
 
@@ -175,8 +176,11 @@ function linkItems(cmd: CommandInvocation, file: string): Dependency[] {
     .map((v) => ({ name: cmakeName(v), id: v, source: `${file}:${cmd.line} target_link_libraries` }));
 }
 
-/** Extracts what one parsed file declares. `file` is the path shown in sources (relative to the project). */
-export function declarationsOf(commands: readonly CommandInvocation[], file: string): FileDeclarations {
+/**
+ * Extracts what one parsed file declares. `file` is the path shown in sources (relative to the project);
+ * `vars` carries literal variables in (from the including file) and out (see variables.ts).
+ */
+export function declarationsOf(commands: readonly CommandInvocation[], file: string, vars: Variables = new Map()): FileDeclarations {
   const out: FileDeclarations = {
     declarations: [],
     linkItems: [],
@@ -204,7 +208,8 @@ export function declarationsOf(commands: readonly CommandInvocation[], file: str
     if (check.ok) out.declarations.push({ ...d, rawName: raw });
     else out.skipped.push({ raw: `${cmd.rawName}(${raw})`, reason: check.reason, source: `${file}:${cmd.line}`, detail: check.detail });
   };
-  for (const cmd of commands) {
+  for (const written of commands) {
+    const cmd = evaluate(written, vars);
     const first = cmd.args[0]?.value;
     switch (cmd.name) {
       case 'find_package':

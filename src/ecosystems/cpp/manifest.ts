@@ -11,6 +11,7 @@ import type { DeclaredResult, Dependency, SkippedEntry } from '../../core/types.
 import { declarationsOf, describeDeclaration, type CmakeDeclaration } from './declarations.js';
 import { parseCmake } from './lexer.js';
 import { cmakeName } from './names.js';
+import type { Variables } from './variables.js';
 
 export const CMAKE_MANIFEST = 'CMakeLists.txt';
 
@@ -48,19 +49,20 @@ export async function readCmakeProject(projectDir: string): Promise<CmakeProject
   const visiting = new Set<string>();
 
   // `sourceDir` is CMAKE_CURRENT_SOURCE_DIR: include() paths resolve against it, not against the included file.
-  const visit = async (file: string, sourceDir: string): Promise<void> => {
+  // An included file shares the includer's variables; a subdirectory gets a copy (a new scope).
+  const visit = async (file: string, sourceDir: string, vars: Variables): Promise<void> => {
     const shown = path.relative(root, file) || CMAKE_MANIFEST;
     visiting.add(file);
     result.files.push(shown);
-    const found = declarationsOf(parseCmake(await readFile(file, 'utf8'), shown), shown);
+    const found = declarationsOf(parseCmake(await readFile(file, 'utf8'), shown), shown, vars);
     result.declarations.push(...found.declarations);
     result.linkItems.push(...found.linkItems);
     result.skipped.push(...found.skipped);
     found.ownTargets.forEach((t) => result.ownTargets.add(t));
     found.madeAvailable.forEach((n) => result.madeAvailable.add(n.toLowerCase()));
     const children = [
-      ...found.subdirectories.map((s) => ({ raw: `add_subdirectory(${s.dir})`, arg: s.dir, line: s.line, file: path.join(sourceDir, s.dir, CMAKE_MANIFEST), sourceDir: path.join(sourceDir, s.dir) })),
-      ...found.includes.map((s) => ({ raw: `include(${s.file})`, arg: s.file, line: s.line, file: path.resolve(sourceDir, s.file), sourceDir })),
+      ...found.subdirectories.map((s) => ({ raw: `add_subdirectory(${s.dir})`, arg: s.dir, line: s.line, file: path.join(sourceDir, s.dir, CMAKE_MANIFEST), sourceDir: path.join(sourceDir, s.dir), vars: new Map(vars) })),
+      ...found.includes.map((s) => ({ raw: `include(${s.file})`, arg: s.file, line: s.line, file: path.resolve(sourceDir, s.file), sourceDir, vars })),
     ];
     for (const child of children) {
       const source = `${shown}:${child.line}`;
@@ -73,11 +75,11 @@ export async function readCmakeProject(projectDir: string): Promise<CmakeProject
       } else if (!(await isFile(child.file))) {
         result.skipped.push({ raw: child.raw, reason: 'include-missing', source });
       } else {
-        await visit(child.file, child.sourceDir);
+        await visit(child.file, child.sourceDir, child.vars);
       }
     }
   };
-  await visit(top, root);
+  await visit(top, root, new Map());
   return result;
 }
 
