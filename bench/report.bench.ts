@@ -90,7 +90,7 @@ function synthetic(agents: number, trials: number): { runs: StoredRun[]; tasks: 
             firstSuccess,
             finalSuccess,
             repairDepth: firstSuccess ? 0 : finalSuccess ? 1 + Math.floor(rand() * 10) : null,
-            initialErrorType: firstSuccess ? null : rand() < 0.5 ? 'missing-dependency' : 'code-bug',
+            initialErrorType: firstSuccess ? null : rand() < 0.5 ? 'MissingDep' : 'CodeBug',
             declared,
             installed,
             traced,

@@ -65,8 +65,11 @@ export function repairBuckets(ctx: AggregateContext): RepairBucketRow[] {
   });
 }
 
-/** Error classes that mean "the program assumed a system library" (RULES.md §4.7; envproof's own class included). */
-const SYSLIB_ERROR_TYPES = new Set(['MissingDep', 'SystemLib', 'missing-dependency', 'missing-system-library']);
+/**
+ * First-attempt error types that count as a system-library assumption in C++ (RULES.md §4.7). envproof's own
+ * runs record their error class in the same vocabulary (src/protocol/classify.ts PAPER_ERROR_TYPE).
+ */
+const SYSLIB_ERROR_TYPES = new Set(['MissingDep', 'SystemLib']);
 
 export function syslib(ctx: AggregateContext): SyslibRow[] {
   const cpp = ctx.primary.filter((r) => r.language === 'cpp');

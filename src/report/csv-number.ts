@@ -45,3 +45,8 @@ export function formatNumber(x: number | null, decimals: number, opts: { int?: b
   if (opts.int && Number.isInteger(x)) return String(x);
   return pyFloatRepr(pyRound(x, decimals));
 }
+
+/** A value to `digits` significant digits (p-values, which can be tiny), printed as a Python float. */
+export function formatSignificant(x: number | null, digits: number): string {
+  return x === null ? '' : pyFloatRepr(Number(x.toPrecision(digits)));
+}

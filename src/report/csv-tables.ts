@@ -4,7 +4,7 @@
  * others carry what the paper did not publish (per-agent strata, pooled rows, repair depth, Tables A1/B4/B5).
  */
 import { ALL_AGENTS, type AggregateReport } from '../metrics/aggregate.js';
-import { formatNumber } from './csv-number.js';
+import { formatNumber, formatSignificant } from './csv-number.js';
 
 export interface ReportTable {
   /** File name without `.csv`. */
@@ -169,9 +169,9 @@ export function extendedTables(report: AggregateReport): ReportTable[] {
     udrTable(report, 'udr_pooled', 'Unnecessary dependency rate, pooled over agents', isPooled),
     {
       name: 'tableA1_spearman',
-      title: 'Table A1: Spearman correlation of |D1| with first-attempt success (two-sided p, t approximation)',
+      title: 'Table A1: Spearman correlation of |D1| with first-attempt success (two-sided p, t approximation, 3 significant digits)',
       header: ['agent', 'language', 'n', 'rho', 'p_value'],
-      rows: report.spearman.map((r) => [r.agent, r.language, String(r.n), f(r.rho, 3), f(r.pValue, 4)]),
+      rows: report.spearman.map((r) => [r.agent, r.language, String(r.n), f(r.rho, 3), formatSignificant(r.pValue, 3)]),
     },
     ...(['phantom', 'hidden'] as const).map((kind) => ({
       name: kind === 'phantom' ? 'tableB4_phantom' : 'tableB5_hidden',

@@ -23,7 +23,7 @@ function envproofRun(taskId: string, over: Partial<StoredRun> = {}): StoredRun {
     firstSuccess: false,
     finalSuccess: true,
     repairDepth: 2,
-    initialErrorType: 'missing-dependency',
+    initialErrorType: 'MissingDep',
     declared: ['requests'],
     installed: ['certifi', 'requests'],
     traced: ['certifi', 'requests'],

@@ -1,7 +1,7 @@
 /** The small pieces under the report: RULES.md §3 normalisation, Python rounding, the CSV reader, the statistics. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatNumber, pyFloatRepr, pyRound } from '../../src/report/csv-number.js';
+import { formatNumber, formatSignificant, pyFloatRepr, pyRound } from '../../src/report/csv-number.js';
 import { averageRanks, median, regularizedIncompleteBeta, spearman, studentTwoSidedP } from '../../src/metrics/stats.js';
 import { parseCsv } from '../../src/store/csv.js';
 import { dependencySet, isTrue, parseCount } from '../../src/store/envgap-normalise.js';
@@ -68,6 +68,8 @@ describe('Python round() and float repr', () => {
     assert.equal(formatNumber(0, 1, { int: true }), '0');
     assert.equal(formatNumber(5.5, 1, { int: true }), '5.5');
     assert.equal(formatNumber(null, 1), '');
+    assert.equal(formatSignificant(0.000012345, 3), '1.23e-05');
+    assert.equal(formatSignificant(0.04639, 3), '0.0464');
   });
 });
 
