@@ -7,16 +7,29 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { StepFailedError } from '../../src/core/errors.js';
 import { cppEcosystem } from '../../src/ecosystems/cpp/index.js';
-import type { AttributionResult, AuditContext, InstallResult } from '../../src/ecosystems/types.js';
+import type { AttributionResult, AuditContext, InstallResult, RunChoice } from '../../src/ecosystems/types.js';
 import { traceRun } from '../../src/trace/index.js';
 import { debianUpstreamVersion, fixtureContext, localGitRepo } from './helpers.js';
 
 const names = (deps: readonly { name: string }[] | undefined) => [...new Set((deps ?? []).map((d) => d.name))].sort();
 
-async function buildAndTrace(ctx: AuditContext): Promise<{ install: InstallResult; attribution: AttributionResult; stdout: string; exitCode: number | null; signal: string | null; argv: string[] }> {
+interface Traced {
+  ctx: AuditContext;
+  install: InstallResult;
+  attribution: AttributionResult;
+  stdout: string;
+  exitCode: number | null;
+  signal: string | null;
+  argv: string[];
+}
+
+async function buildAndTrace(ctx: AuditContext): Promise<Traced> {
   const install = await cppEcosystem.install(ctx);
   await cppEcosystem.build?.(ctx, install);
-  const run = await cppEcosystem.defaultRun(ctx, install);
+  return traceAndAttribute(ctx, install, await cppEcosystem.defaultRun(ctx, install));
+}
+
+async function traceAndAttribute(ctx: AuditContext, install: InstallResult, run: RunChoice): Promise<Traced> {
   const trace = await traceRun(ctx.sandbox, {
     argv: run.argv,
     cwd: ctx.projectDir,
@@ -26,11 +39,11 @@ async function buildAndTrace(ctx: AuditContext): Promise<{ install: InstallResul
     logPath: path.join(ctx.envDir, 'run.strace'),
   });
   const attribution = await cppEcosystem.attribute(trace.files, ctx, install);
-  return { install, attribution, stdout: trace.run.stdout, exitCode: trace.run.exitCode, signal: trace.run.signal, argv: run.argv };
+  return { ctx, install, attribution, stdout: trace.run.stdout, exitCode: trace.run.exitCode, signal: trace.run.signal, argv: run.argv };
 }
 
 describe('C++: zlib (runtime) and nlohmann_json (header-only)', () => {
-  let r: Awaited<ReturnType<typeof buildAndTrace>>;
+  let r: Traced;
   before(async () => {
     r = await buildAndTrace(await fixtureContext('zlib-json'));
   });
@@ -57,6 +70,13 @@ describe('C++: zlib (runtime) and nlohmann_json (header-only)', () => {
     assert.deepEqual(names(r.attribution.alternatives?.runtimeLibraryNames), ['z']);
   });
 
+  it('--run names the built program bare; the shell it runs under adds nothing to D3', async () => {
+    const viaRun = await traceAndAttribute(r.ctx, r.install, cppEcosystem.userRun('zjson', r.ctx, r.install));
+    assert.equal(viaRun.exitCode, 0);
+    assert.equal(viaRun.stdout, r.stdout);
+    assert.deepEqual(names(viaRun.attribution.traced), ['zlib']);
+  });
+
   it('D3 build-time: the header-only nlohmann_json appears only there', () => {
     assert.deepEqual(names(r.attribution.alternatives?.buildTime), ['nlohmann-json', 'zlib']);
     const json = r.attribution.alternatives?.buildTime?.find((d) => d.name === 'nlohmann-json');
@@ -66,7 +86,7 @@ describe('C++: zlib (runtime) and nlohmann_json (header-only)', () => {
 });
 
 describe('C++: FetchContent from local git repositories, with a nested fetch', () => {
-  let r: Awaited<ReturnType<typeof buildAndTrace>>;
+  let r: Traced;
   before(async () => {
     const shout = await localGitRepo('shout-lib', 'v0.1');
     const greet = await localGitRepo('greet-lib', 'v1.0', { SHOUT_REPO: shout });
@@ -98,7 +118,7 @@ describe('C++: FetchContent from local git repositories, with a nested fetch', (
 });
 
 describe('C++: a pkg-config module', () => {
-  let r: Awaited<ReturnType<typeof buildAndTrace>>;
+  let r: Traced;
   before(async () => {
     r = await buildAndTrace(await fixtureContext('pkgconfig'));
   });
