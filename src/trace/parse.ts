@@ -40,8 +40,6 @@ export interface ParsedTrace {
   rootPid: number | null;
   /** How the root process ended, when the log says so. */
   rootEnd: ProcessEnd | null;
-  /** Every pid that printed a line. */
-  pids: Set<number>;
   /** The first MAX_SKIPPED_SAMPLES skipped lines. */
   skipped: SkippedLine[];
   skippedTotal: number;
@@ -68,12 +66,10 @@ interface WaitingLine {
 export class StraceLogParser {
   private readonly files = new Set<string>();
   private readonly execs: string[] = [];
-  private readonly pids = new Set<number>();
   private readonly skipped: SkippedLine[] = [];
   private skippedTotal = 0;
   private lines = 0;
   private rootPid: number | null = null;
-  private lastPid = -1;
   private rootEnd: ProcessEnd | null = null;
   private readonly fsOf = new Map<number, FsContext>();
   /** Text of each pid's call that strace printed as `<unfinished ...>`, up to that marker. */
@@ -93,10 +89,6 @@ export class StraceLogParser {
     if (line.length === 0) return;
     const split = splitPid(line);
     const pid = split.pid ?? NO_PID;
-    if (pid !== this.lastPid) {
-      this.pids.add(pid);
-      this.lastPid = pid;
-    }
     if (!this.fsOf.has(pid)) {
       if (this.rootPid === null) {
         this.rootPid = pid;
@@ -122,7 +114,6 @@ export class StraceLogParser {
       lines: this.lines,
       rootPid: this.rootPid,
       rootEnd: this.rootEnd,
-      pids: this.pids,
       skipped: this.skipped,
       skippedTotal: this.skippedTotal,
     };

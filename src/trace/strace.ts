@@ -59,7 +59,7 @@ export function straceArgv(features: StraceFeatures, logPath: string, argv: read
     'strace',
     '-f',
     '-q',
-    '--decode-fds=path',
+    '-y', // file descriptors with their paths: `openat(3</dir>, ...)`, `AT_FDCWD</cwd>`
     ...(features.seccompBpf ? ['--seccomp-bpf'] : []),
     ...(features.successfulOnly ? ['-z'] : []),
     ...(features.killOnExit ? ['--kill-on-exit'] : []),

@@ -94,8 +94,8 @@ function decodeEscaped(line: string, start: number, terminator: number): Token |
 function readDelimited(line: string, start: number, terminator: number): Token | null {
   const close = line.indexOf(terminator === QUOTE ? '"' : '>', start);
   if (close === -1) return null;
-  const escape = line.indexOf('\\', start);
-  if (escape === -1 || escape > close) return { value: line.slice(start, close), end: close + 1 };
+  // Searching backwards from the terminator stops at `start` in practice: the text before is short.
+  if (line.lastIndexOf('\\', close) < start) return { value: line.slice(start, close), end: close + 1 };
   return decodeEscaped(line, start, terminator);
 }
 
