@@ -106,7 +106,7 @@ export function readQuoted(line: string, quote: number): Token | null {
 }
 
 /** The `-y` annotation whose `<` is at `open`: the path of a file descriptor. */
-export function readAnnotation(line: string, open: number): Token | null {
+function readAnnotation(line: string, open: number): Token | null {
   if (line.charCodeAt(open) !== LT) return null;
   return readDelimited(line, open + 1, GT);
 }
