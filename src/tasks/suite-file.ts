@@ -7,7 +7,7 @@ import type { Task, TaskSuite } from './types.js';
 const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 function fail(file: string, where: string, problem: string): never {
-  throw new EnvproofError(`invalid task suite ${file}: ${where}: ${problem}`, 'a suite is a YAML or JSON file: { tasks: [{ id, title, domain, complexity, description, functionalRequirements: [..] }] }');
+  throw new EnvproofError(`invalid task suite ${file}: ${where}: ${problem}`, 'a suite is a YAML or JSON file: { name?, description?, tasks: [{ id, title, domain, complexity, description, functionalRequirements: [..] }] }');
 }
 
 function text(file: string, where: string, value: unknown, field: string): string {
@@ -20,6 +20,11 @@ export function validateSuite(file: string, doc: unknown): Task[] {
   if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as { tasks?: unknown }).tasks)) {
     fail(file, 'top level', 'expected an object with a "tasks" list');
   }
+  for (const field of ['name', 'description'] as const) {
+    const value = (doc as Record<string, unknown>)[field];
+    if (value !== undefined) text(file, 'top level', value, field);
+  }
+  if ((doc as { tasks: unknown[] }).tasks.length === 0) fail(file, 'top level', 'the "tasks" list is empty');
   const seen = new Set<string>();
   return (doc as { tasks: unknown[] }).tasks.map((raw, i) => {
     const where = `tasks[${i}]`;
