@@ -3,11 +3,10 @@
  * (median of 7 each, wall time as measured around the sandbox call), plus configure, build and
  * attribution times once.
  */
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { cppEcosystem } from '../src/ecosystems/cpp/index.js';
 import { traceRun } from '../src/trace/index.js';
-import { fixtureContext } from '../test/cpp/helpers.js';
+import { fixtureContext, removeTempDirs } from '../test/cpp/helpers.js';
 
 const RUNS = 7;
 
@@ -50,5 +49,5 @@ try {
   console.log(`  D3 runtime ${attribution.traced.map((d) => d.name).join(',')}; build-time ${(attribution.alternatives?.buildTime ?? []).map((d) => d.name).join(',')}`);
   console.log(`  run, median of ${RUNS}: untraced ${p.toFixed(1)} ms, traced ${t.toFixed(1)} ms, traced ÷ untraced = ${(t / p).toFixed(2)}`);
 } finally {
-  await rm(path.dirname(ctx.projectDir), { recursive: true, force: true });
+  await removeTempDirs();
 }

@@ -4,12 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { StepFailedError } from '../../src/core/errors.js';
 import { cppEcosystem } from '../../src/ecosystems/cpp/index.js';
 import type { AttributionResult, AuditContext, InstallResult, RunChoice } from '../../src/ecosystems/types.js';
 import { traceRun } from '../../src/trace/index.js';
-import { debianUpstreamVersion, fixtureContext, localGitRepo } from './helpers.js';
+import { debianUpstreamVersion, fixtureContext, localGitRepo, removeTempDirs } from './helpers.js';
+
+after(removeTempDirs);
 
 const names = (deps: readonly { name: string }[] | undefined) => [...new Set((deps ?? []).map((d) => d.name))].sort();
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,9 +8,22 @@ import { HostSandbox } from '../../src/sandbox/host.js';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
+const created: string[] = [];
+
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  created.push(dir);
+  return dir;
+}
+
+/** Removes every directory the helpers created. */
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
 /** A fresh work directory with a copy of the fixture as the project, and a host sandbox around it. */
 export async function fixtureContext(fixture: string, replacements: Record<string, string> = {}): Promise<AuditContext> {
-  const work = await mkdtemp(path.join(tmpdir(), `envproof-cpp-${fixture}-`));
+  const work = await tempDir(`envproof-cpp-${fixture}-`);
   const projectDir = path.join(work, 'project');
   const envDir = path.join(work, 'env');
   await cp(path.join(FIXTURES, fixture), projectDir, { recursive: true });
@@ -32,7 +45,7 @@ function git(cwd: string, ...args: string[]): void {
 
 /** Turns a fixture directory into a local git repository with one tagged commit; returns its file:// URL. */
 export async function localGitRepo(fixture: string, tag: string, replacements: Record<string, string> = {}): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), `envproof-cpp-repo-${fixture}-`));
+  const dir = await tempDir(`envproof-cpp-repo-${fixture}-`);
   await cp(path.join(FIXTURES, fixture), dir, { recursive: true });
   await substitute(path.join(dir, 'CMakeLists.txt'), replacements);
   git(dir, 'init', '-q');
