@@ -3,6 +3,7 @@
  * the tracer, attribute (D3 runtime and build-time). Expected sets are written by hand from the fixtures.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { StepFailedError } from '../../src/core/errors.js';
@@ -138,6 +139,8 @@ describe('C++: a pkg-config module', () => {
 
 describe('C++: failures', () => {
   it('a find_package of a library that is not installed is a missing system library', async () => {
+    const curlDev = spawnSync('sh', ['-c', "dpkg-query -W -f '${Package} ${Status}\\n' 'libcurl*-dev' 2>/dev/null | grep 'ok installed'"], { encoding: 'utf8' });
+    assert.equal(curlDev.stdout, '', 'this fixture needs libcurl development headers to be absent (scripts/setup.sh never installs them)');
     const ctx = await fixtureContext('missing-lib');
     await assert.rejects(cppEcosystem.install(ctx), (err: unknown) => {
       assert.ok(err instanceof StepFailedError);
