@@ -19,6 +19,9 @@ want git git
 want_deb zlib1g-dev
 want_deb nlohmann-json3-dev
 want_deb pkg-config
+# Java tests (test/java): a JDK (javac, java) and Maven; Maven Central is reached through the package caches.
+want javac openjdk-17-jdk-headless
+want mvn maven
 # The results store's better-sqlite3 is compiled by node-gyp (no prebuilt download here): Python, make, g++.
 want python3 python3
 
