@@ -25,6 +25,7 @@ function apiKey(spec: string, envName: string, env: NodeJS.ProcessEnv, required:
 }
 
 const SPEC_HELP = [
+  '[<name>@]<one of the below>',
   'scripted:<script.yaml|json>',
   'replay:<dir>',
   'cmd:claude | cmd:codex | cmd:gemini | cmd:aider | cmd:<command template>',
@@ -32,8 +33,22 @@ const SPEC_HELP = [
   'anthropic:model=<m>[,base=<url>][,key-env=<VAR>][,name=<label>][,max-tokens=<n>]',
 ].join('\n  ');
 
-/** Builds an agent from its command-line spec. Credentials come from environment variables only. */
+const LABEL = /^([A-Za-z0-9_.-]+)@(?=(scripted|replay|cmd|openai|anthropic)(:|$))/;
+
+/**
+ * Builds an agent from its command-line spec, optionally labelled `<name>@<spec>` (the name runs are stored
+ * under, e.g. `claude@replay:./outputs`). Credentials come from environment variables only.
+ */
 export function agentFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env): Agent {
+  const label = LABEL.exec(spec);
+  if (label) {
+    const agent = unlabelledAgent(spec.slice(label[0].length), env);
+    return { name: label[1]!, turn: (req) => agent.turn(req) };
+  }
+  return unlabelledAgent(spec, env);
+}
+
+function unlabelledAgent(spec: string, env: NodeJS.ProcessEnv): Agent {
   const colon = spec.indexOf(':');
   const kind = colon < 0 ? spec : spec.slice(0, colon);
   const rest = colon < 0 ? '' : spec.slice(colon + 1);

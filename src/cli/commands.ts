@@ -4,6 +4,7 @@ import { registerDoctor } from './doctor.js';
 import { registerEnv } from './env.js';
 import { registerImport } from './import.js';
 import { registerReport } from './report.js';
+import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
 
 /** Sets the process exit code of the command that ran. */
@@ -16,5 +17,6 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerEnv(program, setExitCode);
   registerImport(program, setExitCode);
   registerReport(program, setExitCode);
+  registerRun(program, setExitCode);
   registerTasks(program, setExitCode);
 }

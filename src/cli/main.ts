@@ -38,6 +38,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that goes away (`envproof ... | head`) is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 main(process.argv).then(
   (code) => {
     process.exitCode = code;

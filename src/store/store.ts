@@ -243,6 +243,12 @@ export class ResultsStore {
     }));
   }
 
+  /** Every run, whatever its status (for inspection and export). */
+  allRuns(): StoredRun[] {
+    const rows = this.db.prepare('SELECT * FROM runs ORDER BY source, agent, language, task_id, trial').all() as RunRow[];
+    return rows.map(fromRow);
+  }
+
   /** The status of one run, or undefined when it has not been started. */
   runStatus(key: RunKey): RunStatus | undefined {
     const row = this.db

@@ -1,0 +1,90 @@
+import { Command, Option } from 'commander';
+import { agentFromSpec } from '../agents/spec.js';
+import { UsageError } from '../core/errors.js';
+import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
+import { ecosystemById } from '../ecosystems/index.js';
+import { planRuns, runMatrix, type ProgressEvent } from '../protocol/matrix.js';
+import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
+import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
+import { resolveSuite, selectTasks } from '../tasks/resolve.js';
+import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
+import type { SetExitCode } from './commands.js';
+
+function positiveInt(name: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`${name} must be an integer ≥ ${min}, not "${value}"`);
+    return n;
+  };
+}
+
+function parseLanguages(value: string): EcosystemId[] {
+  const langs = value === 'all' ? [...ECOSYSTEM_IDS] : value.split(',').map((s) => s.trim());
+  for (const l of langs) {
+    if (!ECOSYSTEM_IDS.includes(l as EcosystemId)) throw new UsageError(`unknown language "${l}"`, `use ${ECOSYSTEM_IDS.join(', ')} or all`);
+    if (!ecosystemById(l as EcosystemId)) throw new UsageError(`the ${l} ecosystem is not available in this version of envproof`);
+  }
+  return langs as EcosystemId[];
+}
+
+function progressLine(e: ProgressEvent): string {
+  const p = e.plan;
+  return `[${e.done}/${e.total}] ${p.agent.name} ${p.task.id} ${p.language} #${p.trial}: ${e.phase} (failed so far: ${e.failures})`;
+}
+
+export function registerRun(program: Command, setExitCode: SetExitCode): void {
+  program
+    .command('run')
+    .description('Run the evaluation protocol: an agent generates each project, envproof installs and runs it in a clean environment, feeds failures back for up to k repairs, and records every attempt')
+    .requiredOption('--agent <spec...>', 'agent(s): scripted:<file>, replay:<dir>, cmd:<preset|template>, openai:model=..., anthropic:model=... (prefix with <name>@ to label)')
+    .option('--suite <spec>', 'task suite: bundled, envgap-prompts:<dir>, or a YAML/JSON file', 'bundled')
+    .option('--tasks <ids>', 'task ids: all, p_01,p_02 or p_01-p_05', 'all')
+    .option('--languages <list>', `comma-separated languages or all (${ECOSYSTEM_IDS.join(', ')})`, 'all')
+    .option('--trials <n>', 'trials per agent, task and language', positiveInt('--trials', 1), 1)
+    .option('--repairs <k>', 'repair rounds after the first attempt', positiveInt('--repairs', 0), 10)
+    .option('--jobs <n>', 'runs in parallel', positiveInt('--jobs', 1), 1)
+    .addOption(new Option('--variant <v>', 'prompt variant').choices([...PROMPT_VARIANTS]).default('explicit'))
+    .addOption(new Option('--sandbox <backend>', 'where projects are installed and run').choices([...BACKEND_CHOICES]).default('auto'))
+    .option('--timeout <seconds>', 'time limit of each program run', positiveInt('--timeout', 1), 120)
+    .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
+    .option('--store <path>', 'results store (SQLite)', DEFAULT_STORE)
+    .option('--json', 'print the summary as JSON')
+    .option('-q, --quiet', 'no progress lines')
+    .addHelpText(
+      'after',
+      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nExit codes: 0 every run ended, 1 some runs were set aside after infrastructure failures, 2 error.',
+    )
+    .action(async (o: { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; agentTimeout: number; store: string; json?: boolean; quiet?: boolean }) => {
+      const agents = o.agent.map((spec) => agentFromSpec(spec));
+      const names = agents.map((a) => a.name);
+      if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
+      const suite = resolveSuite(o.suite);
+      const tasks = selectTasks(suite, o.tasks);
+      const plans = planRuns({ agents, suite, tasks, languages: parseLanguages(o.languages), trials: o.trials, variant: o.variant });
+      const store = ResultsStore.open(o.store);
+      try {
+        store.replaceRuns([], tasks.map(({ id, title, domain, complexity }) => ({ id, title, domain, complexity })));
+        const summary = await runMatrix(plans, store, {
+          jobs: o.jobs,
+          repairs: o.repairs,
+          sandbox: o.sandbox,
+          runTimeoutSec: o.timeout,
+          agentTimeoutSec: o.agentTimeout,
+          infraRetries: 2,
+          retryDelaySec: 5,
+          onProgress: o.quiet ? () => {} : (e) => process.stderr.write(`${progressLine(e)}\n`),
+        });
+        const c = summary.counts;
+        if (o.json) process.stdout.write(`${JSON.stringify({ store: o.store, ...summary }, null, 2)}\n`);
+        else {
+          process.stdout.write(
+            `${summary.total} runs in ${(summary.durationMs / 1000).toFixed(1)} s: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} already done, ` +
+              `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\nstore: ${o.store} (envproof report --store ${o.store})\n`,
+          );
+        }
+        setExitCode(c['infrastructure-failed'] > 0 ? 1 : 0);
+      } finally {
+        store.close();
+      }
+    });
+}

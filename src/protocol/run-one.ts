@@ -1,0 +1,228 @@
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Agent, AgentTurnResult, Usage } from '../agents/types.js';
+import type { AuditReport } from '../audit/report.js';
+import { errorMessage } from '../core/errors.js';
+import type { EcosystemId } from '../core/types.js';
+import { ecosystemById } from '../ecosystems/index.js';
+import type { BackendChoice } from '../sandbox/index.js';
+import type { ResultsStore } from '../store/store.js';
+import type { AttemptRecord, RunKey, StoredRun } from '../store/types.js';
+import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
+import { PAPER_ERROR_TYPE, type ErrorClass } from './classify.js';
+import { executeAttempt, type AttemptFailure } from './execute.js';
+import { repairPrompt } from './prompts.js';
+import { restoreTree, snapshotTree } from './tree.js';
+
+export interface RunPlan {
+  agent: Agent;
+  suite: TaskSuite;
+  task: Task;
+  language: EcosystemId;
+  trial: number;
+  variant: PromptVariant;
+}
+
+export interface ProtocolOptions {
+  /** Repair rounds after the first attempt (the paper's k). */
+  repairs: number;
+  sandbox: BackendChoice;
+  /** Time limit of the program's run, seconds. */
+  runTimeoutSec: number;
+  /** Time limit of one agent turn, seconds. */
+  agentTimeoutSec: number;
+  /** How often an infrastructure failure is retried before the run is set aside. */
+  infraRetries: number;
+  /** Seconds to wait before each retry. */
+  retryDelaySec: number;
+  workRoot?: string;
+  progress(phase: string): void;
+}
+
+/** `no-attempt`: the agent gave up before generating anything (e.g. a replay without recordings); nothing is stored. */
+export type RunOutcome = 'skipped' | 'succeeded' | 'failed' | 'infrastructure-failed' | 'no-attempt';
+
+const NO_ERROR_TYPE = 'None';
+
+function runKey(plan: RunPlan): RunKey {
+  return { source: 'envproof', agent: plan.agent.name, language: plan.language, taskId: plan.task.id, trial: plan.trial };
+}
+
+/** The run row as it stands; `done` only when the run has ended. */
+interface RunState {
+  declared: string[];
+  firstClass: ErrorClass | null;
+  successRound: number | null;
+  final?: AuditReport;
+}
+
+function runRecord(plan: RunPlan, state: RunState, status: StoredRun['status']): StoredRun {
+  const installed = state.final?.layers.installed.map((d) => d.name) ?? [];
+  const traced = state.final?.layers.traced.map((d) => d.name) ?? [];
+  const unique = (xs: string[]) => [...new Set(xs)].sort();
+  return {
+    ...runKey(plan),
+    source: 'envproof',
+    primary: plan.trial === 1,
+    firstSuccess: state.successRound === 0,
+    finalSuccess: state.successRound !== null,
+    repairDepth: state.successRound,
+    initialErrorType: state.successRound === 0 ? NO_ERROR_TYPE : state.firstClass ? PAPER_ERROR_TYPE[state.firstClass] : null,
+    declared: unique(state.declared),
+    installed: unique(installed),
+    traced: unique(traced),
+    claimedCount: unique(state.declared).length,
+    transitiveCount: unique(installed).length,
+    status,
+  };
+}
+
+async function manifestOf(workspace: string, language: EcosystemId): Promise<{ path: string; content: string } | null> {
+  for (const name of ecosystemById(language)?.manifestFiles ?? []) {
+    const content = await readFile(path.join(workspace, name), 'utf8').catch(() => undefined);
+    if (content !== undefined) return { path: name, content };
+  }
+  return null;
+}
+
+/** D1 = Parse(M0): what the first attempt declares; an unreadable manifest declares nothing. */
+async function declaredNames(workspace: string, language: EcosystemId): Promise<string[]> {
+  const module = ecosystemById(language);
+  if (!module) return [];
+  try {
+    return (await module.extractDeclared(workspace)).declared.map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(onTimeout()), ms);
+  });
+  try {
+    return await Promise.race([work, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const sleep = (sec: number) => new Promise((r) => setTimeout(r, sec * 1000));
+
+/**
+ * One run of the protocol: Gen, Execute, then Repair up to k rounds, stopping at the first success. Every
+ * attempt is written to the store as soon as it ends; a run found half-done in the store resumes after its
+ * last recorded attempt, from that attempt's project tree.
+ */
+export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: ProtocolOptions): Promise<RunOutcome> {
+  const key = runKey(plan);
+  const status = store.runStatus(key);
+  if (status === 'done') return 'skipped';
+  const dir = await mkdtemp(path.join(opts.workRoot ?? os.tmpdir(), 'envproof-run-'));
+  const workspace = path.join(dir, 'workspace');
+  await mkdir(workspace);
+  try {
+    const state: RunState = { declared: [], firstClass: null, successRound: null };
+    const recorded = status === 'running' ? store.attempts(key) : [];
+    let round = 0;
+    let lastFailure: AttemptFailure | undefined;
+    const last = recorded.at(-1);
+    if (last) {
+      const first = store.tree(recorded[0]!.treeHash ?? '');
+      await restoreTree(workspace, first.entries, first.blob);
+      state.declared = await declaredNames(workspace, plan.language);
+      const firstAttempt = recorded[0]!;
+      state.firstClass = firstAttempt.success ? null : ((firstAttempt.errorClass as ErrorClass | null) ?? null);
+      if (last.treeHash) {
+        const tree = store.tree(last.treeHash);
+        await restoreTree(workspace, tree.entries, tree.blob);
+      }
+      round = last.attempt + 1;
+      lastFailure = { class: (last.errorClass ?? 'code-bug') as ErrorClass, step: (last.step ?? 'run') as AttemptFailure['step'], tail: last.errorTail ?? '' };
+      opts.progress(`resuming after attempt ${last.attempt}`);
+    }
+
+    for (; round <= opts.repairs; round++) {
+      const started = new Date();
+      const taskPrompt = plan.suite.prompt(plan.task, plan.language, plan.variant);
+      const prompt = round === 0 || !lastFailure ? taskPrompt : repairPrompt(lastFailure, plan.language);
+      opts.progress(round === 0 ? 'generating' : `repair round ${round}`);
+
+      let turn: AgentTurnResult = { status: 'unavailable', reason: 'not started' };
+      for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
+        if (attempt > 0) await sleep(opts.retryDelaySec * attempt);
+        turn = await withTimeout(
+          plan.agent
+            .turn({ taskId: plan.task.id, language: plan.language, trial: plan.trial, round, prompt, taskPrompt, workspace, error: lastFailure, timeoutMs: opts.agentTimeoutSec * 1000 })
+            .catch((err: unknown): AgentTurnResult => ({ status: 'failed', reason: `the agent adapter failed: ${errorMessage(err)}` })),
+          opts.agentTimeoutSec * 1000,
+          () => ({ status: 'failed', reason: `the agent did not answer within ${opts.agentTimeoutSec} s and was stopped` }),
+        );
+        if (turn.status !== 'unavailable') break;
+      }
+      if (turn.status === 'unavailable') {
+        store.putRun(runRecord(plan, state, 'infrastructure-failed'));
+        return 'infrastructure-failed';
+      }
+      if (turn.status === 'gave-up') {
+        if (round === 0) return 'no-attempt';
+        break;
+      }
+
+      const snapshot = await snapshotTree(workspace);
+      store.putTree(snapshot);
+      if (round === 0) state.declared = await declaredNames(workspace, plan.language);
+      const manifest = await manifestOf(workspace, plan.language);
+      const usage: Usage | undefined = turn.usage;
+
+      let failure: AttemptFailure | undefined;
+      let report: AuditReport | undefined;
+      if (turn.status === 'failed') {
+        failure = { class: 'agent-error', step: 'entry', tail: turn.reason };
+      } else {
+        opts.progress(`executing attempt ${round}`);
+        for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
+          if (attempt > 0) await sleep(opts.retryDelaySec * attempt);
+          const outcome = await executeAttempt(workspace, { language: plan.language, sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} });
+          report = outcome.report;
+          failure = outcome.success ? undefined : outcome.failure;
+          if (failure?.class !== 'infrastructure') break;
+        }
+        if (failure?.class === 'infrastructure') {
+          store.putRun(runRecord(plan, state, 'infrastructure-failed'));
+          return 'infrastructure-failed';
+        }
+      }
+      if (round === 0) state.firstClass = failure?.class ?? null;
+      if (!failure) {
+        state.successRound = round;
+        state.final = report;
+      }
+      const record: AttemptRecord = {
+        attempt: round,
+        treeHash: snapshot.hash,
+        manifestPath: manifest?.path ?? null,
+        manifest: manifest?.content ?? null,
+        success: !failure,
+        errorClass: failure?.class ?? null,
+        errorTail: failure?.tail ?? null,
+        step: failure?.step ?? null,
+        note: turn.status === 'ok' ? (turn.note ?? null) : turn.status === 'failed' ? turn.reason : null,
+        startedAt: started.toISOString(),
+        durationMs: Date.now() - started.getTime(),
+        tokensIn: usage?.inputTokens ?? null,
+        tokensOut: usage?.outputTokens ?? null,
+        costUsd: usage?.costUsd ?? null,
+      };
+      store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record]);
+      if (!failure) return 'succeeded';
+      lastFailure = failure;
+    }
+    store.putRun(runRecord(plan, state, 'done'));
+    return 'failed';
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,27 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ResultsStore } from '../../src/store/store.js';
+import type { StoredRun } from '../../src/store/types.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+
+export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+export const SUITE = path.join(FIXTURES, 'suite.yaml');
+
+export function tempStore(): string {
+  return path.join(mkdtempSync(path.join(os.tmpdir(), 'envproof-protocol-')), 'store.db');
+}
+
+export function runProtocolCli(store: string, ...args: string[]): CliResult {
+  return runCli(['run', '--suite', SUITE, '--store', store, '--sandbox', 'host', '--quiet', ...args]);
+}
+
+/** Every run of the store, whatever its status, with its attempts. */
+export function readStore(file: string): { run: StoredRun; attempts: ReturnType<ResultsStore['attempts']> }[] {
+  const store = ResultsStore.open(file);
+  try {
+    return store.allRuns().map((run) => ({ run, attempts: store.attempts(run) }));
+  } finally {
+    store.close();
+  }
+}

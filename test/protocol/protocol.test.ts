@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { FIXTURES, readStore, runProtocolCli, tempStore } from './helpers.js';
+
+describe('envproof run with scripted and replay agents (real installs, real tracer)', { concurrency: false }, () => {
+  test('a missing dependency is repaired in round 1: D1 from attempt 0, D2 and D3 from attempt 1', () => {
+    const store = tempStore();
+    const r = runProtocolCli(store, '--agent', `scripted:${path.join(FIXTURES, 'repair-python.yaml')}`, '--tasks', 'p_01', '--languages', 'python', '--repairs', '3');
+    assert.equal(r.status, 0, r.stderr);
+    const [entry, ...others] = readStore(store);
+    assert.equal(others.length, 0);
+    const { run, attempts } = entry!;
+    assert.equal(run.status, 'done');
+    assert.equal(run.firstSuccess, false);
+    assert.equal(run.finalSuccess, true);
+    assert.equal(run.repairDepth, 1);
+    assert.equal(run.initialErrorType, 'MissingDep');
+    assert.deepEqual(run.declared, ['six'], 'D1 is the first manifest, before the repair');
+    assert.deepEqual(run.installed, ['pyyaml', 'six'], 'D2 is the final manifest');
+    assert.deepEqual(run.traced, ['pyyaml', 'six']);
+    assert.equal(attempts.length, 2);
+    assert.equal(attempts[0]!.success, false);
+    assert.equal(attempts[0]!.errorClass, 'missing-dependency');
+    assert.match(attempts[0]!.errorTail!, /No module named 'yaml'/);
+    assert.equal(attempts[0]!.manifest, 'six==1.16.0\n');
+    assert.equal(attempts[0]!.tokensIn, 100);
+    assert.equal(attempts[1]!.success, true);
+    assert.equal(attempts[1]!.manifest, 'six==1.16.0\nPyYAML==6.0.2\n');
+    assert.notEqual(attempts[0]!.treeHash, attempts[1]!.treeHash);
+  });
+
+  test('a run that never converges stops after k repairs', () => {
+    const store = tempStore();
+    const r = runProtocolCli(store, '--agent', `scripted:${path.join(FIXTURES, 'never-converges.yaml')}`, '--tasks', 'p_01', '--languages', 'python', '--repairs', '2');
+    assert.equal(r.status, 0, r.stderr);
+    const { run, attempts } = readStore(store)[0]!;
+    assert.equal(run.finalSuccess, false);
+    assert.equal(run.repairDepth, null);
+    assert.equal(run.initialErrorType, 'CodeBug');
+    assert.deepEqual(attempts.map((a) => a.attempt), [0, 1, 2]);
+    assert.deepEqual(attempts.map((a) => a.errorClass), ['code-bug', 'code-bug', 'code-bug']);
+    assert.match(attempts[2]!.errorTail!, /broken again/);
+    assert.match(r.stdout, /0 succeeded, 1 failed/);
+  });
+
+  test('files an agent writes outside its workspace are refused and recorded', () => {
+    // The `..` write would have landed beside the workspace, in a directory removed after the run; the absolute one would stay.
+    const outside = ['/tmp/envproof-escape-absolute.txt'];
+    for (const f of outside) rmSync(f, { force: true });
+    const store = tempStore();
+    const r = runProtocolCli(store, '--agent', `scripted:${path.join(FIXTURES, 'escape.yaml')}`, '--tasks', 'p_01', '--languages', 'python', '--repairs', '0');
+    assert.equal(r.status, 0, r.stderr);
+    const { run, attempts } = readStore(store)[0]!;
+    assert.equal(run.finalSuccess, true, 'the valid part of the project still runs');
+    assert.match(attempts[0]!.note!, /refused \.\.\/envproof-escape-test\.txt \(parent-escape\)/);
+    assert.match(attempts[0]!.note!, /refused \/tmp\/envproof-escape-absolute\.txt \(absolute-path\)/);
+    for (const f of outside) assert.equal(existsSync(f), false, `${f} was not written`);
+  });
+
+  test('a replayed JavaScript project that succeeds at once', () => {
+    const store = tempStore();
+    const r = runProtocolCli(store, '--agent', `claude@replay:${path.join(FIXTURES, 'replay')}`, '--tasks', 'p_01,p_02', '--languages', 'javascript');
+    assert.equal(r.status, 0, r.stderr);
+    const entries = readStore(store);
+    assert.equal(entries.length, 1, 'p_02 has no recording: the agent gave up before generating, nothing stored');
+    const { run, attempts } = entries[0]!;
+    assert.equal(run.agent, 'claude');
+    assert.equal(run.firstSuccess, true);
+    assert.deepEqual(run.declared, ['chalk']);
+    // chalk@4.1.2 depends on ansi-styles@^4.1.0 and supports-color@^7.1.0; those on color-convert → color-name, has-flag.
+    assert.deepEqual(run.installed, ['ansi-styles', 'chalk', 'color-convert', 'color-name', 'has-flag', 'supports-color']);
+    assert.equal(attempts.length, 1);
+    assert.match(r.stdout, /1 without any attempt/);
+  });
+});
