@@ -51,13 +51,33 @@ function malformed(file: string, line: number, what: string): EnvproofError {
   );
 }
 
-function readCsv(file: string): CsvRecord[] {
+/** A data row's cells by column name, with the line it starts on. */
+interface TableRow {
+  line: number;
+  cells: Record<string, string>;
+}
+
+/** The data rows of a CSV file whose header has `required` columns; every row must have the header's field count. */
+function readTable(file: string, required: readonly string[]): TableRow[] {
+  let records: CsvRecord[];
   try {
-    return parseCsv(readFileSync(file, 'utf8'));
+    records = parseCsv(readFileSync(file, 'utf8'));
   } catch (err) {
     if (err instanceof CsvSyntaxError) throw malformed(file, err.line, err.message);
     throw err;
   }
+  const header = records[0];
+  if (!header) throw malformed(file, 1, 'the file is empty (no header row)');
+  const missing = required.filter((c) => !header.fields.includes(c));
+  if (missing.length > 0) throw malformed(file, header.line, `header lacks column(s) ${missing.join(', ')}`);
+  return records.slice(1).map((rec) => {
+    if (rec.fields.length !== header.fields.length) {
+      throw malformed(file, rec.line, `${rec.fields.length} fields where the header has ${header.fields.length}`);
+    }
+    const cells: Record<string, string> = {};
+    header.fields.forEach((name, i) => (cells[name] = rec.fields[i]!));
+    return { line: rec.line, cells };
+  });
 }
 
 /** The per-run tables of the copy, one per (agent, trial, language); the same table in both folders must be identical. */
@@ -101,21 +121,11 @@ export function findRunFiles(dir: string): RunFile[] {
 }
 
 function readRunFile(file: RunFile): StoredRun[] {
-  const records = readCsv(file.path);
-  const header = records[0];
-  if (!header) throw malformed(file.path, 1, 'the file is empty (no header row)');
-  const missing = REQUIRED_COLUMNS.filter((c) => !header.fields.includes(c));
-  if (missing.length > 0) throw malformed(file.path, header.line, `header lacks column(s) ${missing.join(', ')}`);
   const seenTasks = new Set<string>();
-  return records.slice(1).map((rec) => {
-    if (rec.fields.length !== header.fields.length) {
-      throw malformed(file.path, rec.line, `${rec.fields.length} fields where the header has ${header.fields.length}`);
-    }
-    const raw: Record<string, string> = {};
-    header.fields.forEach((name, i) => (raw[name] = rec.fields[i]!));
+  return readTable(file.path, REQUIRED_COLUMNS).map(({ line, cells: raw }) => {
     const taskId = (raw.prompt_id ?? '').trim();
-    if (!TASK_ID.test(taskId)) throw malformed(file.path, rec.line, `prompt_id ${JSON.stringify(taskId)} is not of the form p_NN`);
-    if (seenTasks.has(taskId)) throw malformed(file.path, rec.line, `${taskId} appears twice`);
+    if (!TASK_ID.test(taskId)) throw malformed(file.path, line, `prompt_id ${JSON.stringify(taskId)} is not of the form p_NN`);
+    if (seenTasks.has(taskId)) throw malformed(file.path, line, `${taskId} appears twice`);
     seenTasks.add(taskId);
     const firstSuccess = isTrue(raw.initial_execution);
     const finalSuccess = isTrue(raw.final_execution);
@@ -138,28 +148,16 @@ function readRunFile(file: RunFile): StoredRun[] {
       claimedCount: parseCount(raw.claimed_count),
       transitiveCount: parseCount(raw.transitive_count),
       raw,
-      origin: `${file.path}:${rec.line}`,
+      origin: `${file.path}:${line}`,
     };
   });
 }
 
 export function readPromptOverview(file: string): TaskInfo[] {
-  const records = readCsv(file);
-  const header = records[0];
-  if (!header) throw malformed(file, 1, 'the file is empty (no header row)');
-  const col = (name: string) => {
-    const i = header.fields.indexOf(name);
-    if (i === -1) throw malformed(file, header.line, `header lacks column ${name}`);
-    return i;
-  };
-  const [idCol, titleCol, domainCol, complexityCol] = [col('prompt_id'), col('task_title'), col('category'), col('complexity')];
-  return records.slice(1).map((rec) => {
-    if (rec.fields.length !== header.fields.length) {
-      throw malformed(file, rec.line, `${rec.fields.length} fields where the header has ${header.fields.length}`);
-    }
-    const id = rec.fields[idCol]!.trim();
-    if (!TASK_ID.test(id)) throw malformed(file, rec.line, `prompt_id ${JSON.stringify(id)} is not of the form p_NN`);
-    return { id, title: rec.fields[titleCol]!, domain: rec.fields[domainCol]!.trim(), complexity: rec.fields[complexityCol]! };
+  return readTable(file, ['prompt_id', 'task_title', 'category', 'complexity']).map(({ line, cells }) => {
+    const id = cells.prompt_id!.trim();
+    if (!TASK_ID.test(id)) throw malformed(file, line, `prompt_id ${JSON.stringify(id)} is not of the form p_NN`);
+    return { id, title: cells.task_title!, domain: cells.category!.trim(), complexity: cells.complexity! };
   });
 }
 
