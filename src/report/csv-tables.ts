@@ -3,7 +3,7 @@
  * after the paper's `results/*.csv` have exactly its columns, rows and number formatting (RULES.md §4); the
  * others carry what the paper did not publish (per-agent strata, pooled rows, repair depth, Tables A1/B4/B5).
  */
-import { ALL_AGENTS, type AggregateReport } from '../metrics/aggregate.js';
+import { ALL_AGENTS, REPAIR_BUCKETS, type AggregateReport } from '../metrics/aggregate.js';
 import { formatNumber, formatSignificant } from './csv-number.js';
 
 export interface ReportTable {
@@ -133,7 +133,7 @@ export function extendedTables(report: AggregateReport): ReportTable[] {
         r.agent,
         r.language,
         String(r.n),
-        ...(['0', '1-3', '4-7', '8-10', 'failed', 'unknown'] as const).map((b) => String(r.counts[b])),
+        ...REPAIR_BUCKETS.map((b) => String(r.counts[b])),
       ]),
     },
     {
