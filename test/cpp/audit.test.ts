@@ -114,7 +114,14 @@ describe('C++: FetchContent from local git repositories, with a nested fetch', (
 
   it('D3: static and header-only fetched code leaves no runtime trace but shows at build time', () => {
     assert.deepEqual(names(r.attribution.traced), []);
-    assert.deepEqual(names(r.attribution.alternatives?.buildTime), ['banner', 'greet', 'shout']);
+    assert.deepEqual(
+      r.attribution.alternatives?.buildTime?.map((d) => [d.name, d.version]),
+      [
+        ['banner', 'v2.0'],
+        ['greet', 'v1.0'],
+        ['shout', 'v0.1'],
+      ],
+    );
     assert.ok(r.attribution.evidence.greet?.some((f) => f.endsWith('/libgreet.a')));
     assert.ok(r.attribution.evidence.shout?.some((f) => f.endsWith('/_deps/shout-src/include/shout.hpp')));
   });

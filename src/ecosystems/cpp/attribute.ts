@@ -119,10 +119,12 @@ interface Attribution {
   details: CmakeInstallDetails;
   owners: Map<string, DebianPackage>;
   naming: Naming;
+  /** D2 versions, for fetched content (its tag). */
+  installedVersions: Map<string, string | undefined>;
 }
 
 async function attributeFiles(
-  { ctx, details, owners, naming }: Attribution,
+  { ctx, details, owners, naming, installedVersions }: Attribution,
   files: string[],
   fallbackName: (file: string) => string | undefined,
 ): Promise<Layer> {
@@ -130,7 +132,7 @@ async function attributeFiles(
   for (const file of files) {
     const fetched = fetchedName(naming, file);
     if (fetched) {
-      addTo(layer, { name: fetched, id: `FetchContent:${fetched}`, source: file }, file);
+      addTo(layer, { name: fetched, version: installedVersions.get(fetched), id: `FetchContent:${fetched}`, source: file }, file);
       continue;
     }
     if (isOwnFile(ctx, details, file)) continue;
@@ -160,7 +162,13 @@ export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditConte
   const model = await readCodemodel(hostView(ctx, details.buildDir), details.buildDir);
   const compiled = [...new Set([...(await buildTimeFiles(hostView(ctx, details.buildDir), details.buildDir, model))].map(usrMerged))];
   const owners = await debianOwners(ctx.sandbox, [...loaded, ...compiled], ctx.envDir);
-  const attribution: Attribution = { ctx, details, owners, naming: await namingFor(ctx, details, owners) };
+  const attribution: Attribution = {
+    ctx,
+    details,
+    owners,
+    naming: await namingFor(ctx, details, owners),
+    installedVersions: new Map(install.installed.map((d) => [d.name, d.version])),
+  };
 
   const runtime = await attributeFiles(attribution, loaded, (f) => runtimeLibraryName(path.posix.basename(f)));
   const buildTime = await attributeFiles(attribution, compiled, (f) =>
