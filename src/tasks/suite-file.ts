@@ -60,7 +60,10 @@ export function loadSuiteFile(file: string, name = file): TaskSuite {
   try {
     doc = /\.json$/i.test(file) ? JSON.parse(content) : parseYaml(content);
   } catch (err) {
-    throw new EnvproofError(`task suite ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+    throw new EnvproofError(
+      `task suite ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`,
+      'fix the syntax at the line given; in YAML, put in quotes any text that contains ": " or starts with "{", "[", "*" or "&"',
+    );
   }
   return { name, tasks: validateSuite(file, doc), prompt: renderPrompt };
 }
