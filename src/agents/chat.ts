@@ -1,5 +1,5 @@
 import { EnvproofError } from '../core/errors.js';
-import { writeProjectFiles } from './project-files.js';
+import { projectAsFileBlocks, writeProjectFiles } from './project-files.js';
 import { REPLY_FORMAT_INSTRUCTIONS, parseFileBlocks } from './reply-format.js';
 import type { Agent, AgentTurnRequest, AgentTurnResult, Usage } from './types.js';
 
@@ -25,8 +25,8 @@ export function httpFailure(service: string, status: number, body: string): Chat
 
 /** What a failed request (no HTTP answer) means. */
 export function networkFailure(service: string, err: unknown): ChatReply {
-  const e = err as { name?: string; message?: string; cause?: { code?: string } };
-  const why = e.name === 'TimeoutError' ? 'timed out' : (e.cause?.code ?? e.message ?? String(err));
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const why = e.name === 'TimeoutError' ? 'timed out' : (e.cause?.code ?? e.cause?.message ?? e.message ?? String(err));
   return { ok: false, retryable: true, reason: `${service} could not be reached: ${why}` };
 }
 
@@ -44,8 +44,10 @@ export class ChatAgent implements Agent {
 
   async turn(req: AgentTurnRequest): Promise<AgentTurnResult> {
     const key = `${req.taskId}/${req.language}/${req.trial}`;
-    const history = req.round === 0 ? [] : (this.conversations.get(key) ?? []);
-    const messages: ChatMessage[] = [...history, { role: 'user', content: req.prompt }];
+    const history = req.round === 0 ? [] : this.conversations.get(key);
+    // A resumed run has lost the conversation: restate the task and the project as it stands.
+    const context: ChatMessage[] = history ?? [{ role: 'user', content: `${req.taskPrompt}\n\nThe project so far:\n${await projectAsFileBlocks(req.workspace)}` }, { role: 'assistant', content: 'Understood.' }];
+    const messages: ChatMessage[] = [...context, { role: 'user', content: req.prompt }];
     const reply = await this.transport.complete(REPLY_FORMAT_INSTRUCTIONS, messages, req.timeoutMs);
     if (!reply.ok) return reply.retryable ? { status: 'unavailable', reason: reply.reason } : { status: 'failed', reason: reply.reason };
     this.conversations.set(key, [...messages, { role: 'assistant', content: reply.text }]);

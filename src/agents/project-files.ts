@@ -1,4 +1,4 @@
-import { lstat, mkdir, readdir, readlink, realpath, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Bounds on what an agent may leave in its workspace. */
@@ -99,4 +99,24 @@ export async function sanitizeWorkspace(workspace: string): Promise<FileRejectio
   };
   await walk(root);
   return rejected;
+}
+
+/** The workspace's text files in the reply format, for an agent that has to be shown the project again. */
+export async function projectAsFileBlocks(workspace: string, maxBytes = 256 * 1024): Promise<string> {
+  const blocks: string[] = [];
+  let total = 0;
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory() && entry.name !== 'node_modules' && entry.name !== '.git') await walk(full);
+      else if (entry.isFile()) {
+        const content = await readFile(full);
+        if (content.includes(0) || total + content.length > maxBytes) continue;
+        total += content.length;
+        blocks.push(`<file path="${path.relative(workspace, full)}">\n${content.toString('utf8').replace(/\n$/, '')}\n</file>`);
+      }
+    }
+  };
+  await walk(workspace);
+  return blocks.join('\n');
 }

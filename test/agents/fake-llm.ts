@@ -1,0 +1,45 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+/**
+ * A local HTTP server that answers chat requests with canned replies, in order, and records what it was sent.
+ * A reply may be a status code alone, to test error handling.
+ */
+export async function startFakeLlm(replies: ({ status?: number; json: unknown } | { status: number; text: string })[]) {
+  const requests: RecordedRequest[] = [];
+  const server = http.createServer((req, res) => {
+    let data = '';
+    req.on('data', (c: Buffer) => (data += c.toString()));
+    req.on('end', () => {
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: data ? JSON.parse(data) : undefined });
+      const reply = replies[requests.length - 1];
+      if (!reply) {
+        res.writeHead(500).end('no more canned replies');
+        return;
+      }
+      if ('text' in reply) res.writeHead(reply.status, { 'content-type': 'text/plain' }).end(reply.text);
+      else res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(reply.json));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** A chat-completions response carrying the given text. */
+export function completion(content: string, promptTokens: number, completionTokens: number) {
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    model: 'fake-model',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+  };
+}
