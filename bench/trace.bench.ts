@@ -27,7 +27,7 @@ for i in range(400):
     p.write_text(json.dumps({'i': i, 'sq': [j * j for j in range(50)]}))
     json.loads(p.read_text())
 total = 0
-for i in range(40000):
+for i in range(100000):
     total += hashlib.sha1(str(i).encode()).digest()[0]
 with zipfile.ZipFile('io/a.zip', 'w') as z:
     for i in range(50): z.writestr(f'm{i}.txt', 'x' * 1000)
@@ -41,12 +41,28 @@ function median(values: number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-async function wallTime(fn: () => Promise<{ exitCode: number | null; stderr: string }>): Promise<number> {
+/** Runs argv, then prints the CPU time of its whole process tree (user + system, seconds) on stderr. */
+const CPU_WRAPPER = `
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:]).returncode
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"cpu-seconds={r.ru_utime + r.ru_stime}", file=sys.stderr)
+sys.exit(code)
+`;
+
+interface Sample {
+  wallMs: number;
+  /** CPU time of the program (and strace), when the variant measures it. */
+  cpuMs: number | null;
+}
+
+async function measure(fn: () => Promise<{ exitCode: number | null; stderr: string }>): Promise<Sample> {
   const t0 = performance.now();
   const r = await fn();
-  const ms = performance.now() - t0;
+  const wallMs = performance.now() - t0;
   if (r.exitCode !== 0) throw new Error(`benchmark program failed (${r.exitCode}): ${r.stderr.slice(-2000)}`);
-  return ms;
+  const cpu = /cpu-seconds=([\d.]+)/.exec(r.stderr);
+  return { wallMs, cpuMs: cpu ? Number(cpu[1]) * 1000 : null };
 }
 
 async function overhead(): Promise<void> {
@@ -57,33 +73,36 @@ async function overhead(): Promise<void> {
   const logPath = path.join(work, 'strace.log');
   const base = { cwd: work, timeoutMs: 120_000, network: false };
   const argv = [PYTHON, 'prog.py'];
+  const timed = (inner: string[]) => () => sb.exec({ ...base, argv: [PYTHON, '-c', CPU_WRAPPER, ...inner] });
   const variants: [string, () => Promise<{ exitCode: number | null; stderr: string }>][] = [
-    ['untraced', () => sb.exec({ ...base, argv })],
-    ['strace without --seccomp-bpf', () => sb.exec({ ...base, argv: straceArgv({ ...features, seccompBpf: false }, logPath, argv) })],
+    ['untraced', timed(argv)],
+    ['strace without --seccomp-bpf', timed(straceArgv({ ...features, seccompBpf: false }, logPath, argv))],
   ];
-  if (features.seccompBpf) {
-    variants.push(['strace --seccomp-bpf', () => sb.exec({ ...base, argv: straceArgv(features, logPath, argv) })]);
-  }
+  if (features.seccompBpf) variants.push(['strace --seccomp-bpf', timed(straceArgv(features, logPath, argv))]);
   variants.push(['traceRun end to end (+ parse, symlinks)', async () => (await traceRun(sb, { ...base, argv, logPath })).run]);
 
-  const times = new Map<string, number[]>();
-  for (const [, fn] of variants) await wallTime(fn); // warm caches
+  const samples = new Map<string, Sample[]>(variants.map(([name]) => [name, []]));
+  for (const [, fn] of variants) await measure(fn); // warm caches
   for (let i = 0; i < RUNS; i++) {
-    for (const [name, fn] of variants) {
-      const list = times.get(name) ?? [];
-      list.push(await wallTime(fn));
-      times.set(name, list);
-    }
+    for (const [name, fn] of variants) samples.get(name)!.push(await measure(fn));
   }
-  const untraced = median(times.get('untraced')!);
+  const medianOf = (name: string, key: keyof Sample) => {
+    const values = samples.get(name)!.map((x) => x[key]).filter((v): v is number => v !== null);
+    return values.length ? median(values) : null;
+  };
+  const wall0 = medianOf('untraced', 'wallMs')!;
+  const cpu0 = medianOf('untraced', 'cpuMs')!;
   console.log(`(a) tracer overhead: ${PYTHON} importing 17 stdlib modules + file I/O, median of ${RUNS} runs`);
-  console.log(`    load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
+  console.log(`    load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (wall time suffers when it exceeds the cores)`);
   console.log(`    strace ${features.seccompBpf ? 'supports' : 'does NOT support'} --seccomp-bpf here; -z ${features.successfulOnly ? 'on' : 'off'}`);
+  console.log(`    ${'variant'.padEnd(42)}   wall ms  ratio    CPU ms  ratio`);
   for (const [name] of variants) {
-    const ms = median(times.get(name)!);
-    const ratio = ms / untraced;
+    const wall = medianOf(name, 'wallMs')!;
+    const cpu = medianOf(name, 'cpuMs');
+    const ratio = wall / wall0;
     const verdict = name === 'untraced' ? '' : ratio <= OVERHEAD_TARGET ? '  (target ≤ 1.5 met)' : '  (target ≤ 1.5 MISSED)';
-    console.log(`    ${name.padEnd(42)} ${ms.toFixed(0).padStart(6)} ms   ×${ratio.toFixed(2)}${verdict}`);
+    const cpuText = cpu === null ? '         -      -' : `${cpu.toFixed(0).padStart(10)}  ×${(cpu / cpu0).toFixed(2)}`;
+    console.log(`    ${name.padEnd(42)} ${wall.toFixed(0).padStart(9)}  ×${ratio.toFixed(2)}${cpuText}${verdict}`);
   }
   rmSync(work, { recursive: true, force: true });
 }
