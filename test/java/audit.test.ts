@@ -18,11 +18,12 @@ import assert from 'node:assert/strict';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EnvproofError, StepFailedError } from '../../src/core/errors.js';
+import { NoEntryPointError, StepFailedError } from '../../src/core/errors.js';
 import { nameSet } from '../../src/core/names.js';
 import { javaEcosystem as java, javaTracedLayer } from '../../src/ecosystems/java/index.js';
 import type { AttributionResult, InstallResult, RunChoice } from '../../src/ecosystems/types.js';
 import { gapSets } from '../../src/metrics/project.js';
+import { classifyStepFailure } from '../../src/protocol/classify.js';
 import { traceRun } from '../../src/trace/index.js';
 import type { TraceResult } from '../../src/trace/types.js';
 import { pins, workspace, type Workspace } from './helpers.js';
@@ -185,6 +186,18 @@ describe('Java audit', { concurrency: true }, () => {
         assert.equal(err.failureClass, 'other');
         assert.match(err.message, /does not compile/);
         assert.match(err.output, /Broken\.java/);
+        assert.equal(classifyStepFailure(err.step, err.failureClass, err.output), 'code-bug');
+        return true;
+      });
+    });
+
+    it('code importing an undeclared package fails the build as a missing dependency', async () => {
+      const ws = await fresh({ fixture: 'undeclared-import' });
+      const install = await java.install(ws.ctx);
+      await assert.rejects(java.build!(ws.ctx, install), (err: unknown) => {
+        assert.ok(err instanceof StepFailedError);
+        assert.match(err.output, /package org\.apache\.commons\.lang3 does not exist/);
+        assert.equal(classifyStepFailure(err.step, err.failureClass, err.output), 'missing-dependency');
         return true;
       });
     });
@@ -235,7 +248,7 @@ describe('Java audit', { concurrency: true }, () => {
     it('no main class anywhere: a clear error asking for --run', async () => {
       const ws = await fresh({ files: { 'pom.xml': pomWith('<groupId>com.google.code.gson</groupId><artifactId>gson</artifactId><version>2.10.1</version>') } });
       await assert.rejects(java.defaultRun(ws.ctx, { installed: [], commands: [], durationMs: 0 }), (err: unknown) => {
-        assert.ok(err instanceof EnvproofError);
+        assert.ok(err instanceof NoEntryPointError);
         assert.match(err.message, /no main class found/);
         assert.match(err.hint ?? '', /--run/);
         return true;

@@ -1,5 +1,5 @@
 import { mkdir, readFile } from 'node:fs/promises';
-import { EnvproofError } from '../../core/errors.js';
+import { EnvproofError, NoEntryPointError } from '../../core/errors.js';
 import type { AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
 import { attributeJava } from './attribute.js';
 import { classLoadLogOption } from './class-load-log.js';
@@ -75,7 +75,7 @@ export const javaEcosystem: EcosystemModule = {
     const layout = javaLayout(ctx);
     const main = await findMainClass(hostPath(ctx, ctx.projectDir));
     if (!main) {
-      throw new EnvproofError(
+      throw new NoEntryPointError(
         'no main class found: the built jar has no Main-Class and no shade, assembly, jar or exec plugin names a <mainClass>',
         'give the command to trace with --run, e.g. --run "java -cp target/classes:<deps> com.example.Main"',
       );
