@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheRoot, packageCacheEnv } from '../core/cache.js';
@@ -21,6 +22,21 @@ export function cleanEnvironment(home: string, extra: Record<string, string> = {
   };
 }
 
+let treePrefix: string[] | undefined;
+
+/**
+ * A command prefix that runs the program in its own pid namespace, so that every process it starts, even one
+ * that left its process group (setsid, daemons), dies when it ends or is killed; empty where not permitted.
+ */
+export function processTreePrefix(): string[] {
+  if (treePrefix === undefined) {
+    const prefix = ['unshare', '--pid', '--fork', '--kill-child'];
+    const probe = spawnSync(prefix[0]!, [...prefix.slice(1), 'true'], { timeout: 10_000 });
+    treePrefix = probe.status === 0 ? [...prefix, '--'] : [];
+  }
+  return treePrefix;
+}
+
 /** The weakest backend: a temporary directory and a cleaned environment on the host. */
 export class HostSandbox implements Sandbox {
   readonly backend = 'host' as const;
@@ -39,7 +55,7 @@ export class HostSandbox implements Sandbox {
     const home = path.join(this.hostWorkDir, 'home');
     await mkdir(home, { recursive: true });
     await mkdir(path.join(this.hostWorkDir, 'tmp'), { recursive: true });
-    return runProcess(req.argv, {
+    return runProcess([...processTreePrefix(), ...req.argv], {
       cwd: req.cwd,
       env: cleanEnvironment(home, req.env),
       timeoutMs: req.timeoutMs,
