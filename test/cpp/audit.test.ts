@@ -10,7 +10,7 @@ import { StepFailedError } from '../../src/core/errors.js';
 import { cppEcosystem } from '../../src/ecosystems/cpp/index.js';
 import type { AttributionResult, AuditContext, InstallResult, RunChoice } from '../../src/ecosystems/types.js';
 import { traceRun } from '../../src/trace/index.js';
-import { debianUpstreamVersion, fixtureContext, localGitRepo, removeTempDirs } from './helpers.js';
+import { debianUpstreamVersion, fixtureContext, localGitRepo, localTarball, removeTempDirs } from './helpers.js';
 
 after(removeTempDirs);
 
@@ -124,6 +124,24 @@ describe('C++: FetchContent from local git repositories, with a nested fetch', (
     );
     assert.ok(r.attribution.evidence.greet?.some((f) => f.endsWith('/libgreet.a')));
     assert.ok(r.attribution.evidence.shout?.some((f) => f.endsWith('/_deps/shout-src/include/shout.hpp')));
+  });
+});
+
+describe('C++: FetchContent of a shared library from a local tarball', () => {
+  let r: Traced;
+  before(async () => {
+    const url = await localTarball('hello-shared-lib', 'hello-1.2.0.tar.gz');
+    r = await buildAndTrace(await fixtureContext('fetch-shared', { HELLO_URL: url }));
+  });
+
+  it('D2: the fetched name with the version in the URL', () => {
+    assert.deepEqual(r.install.installed.map((d) => [d.name, d.version]), [['hello', '1.2.0']]);
+  });
+
+  it('D3 runtime: the fetched shared library, loaded from the build tree, takes the FetchContent name', () => {
+    assert.equal(r.stdout.trim(), 'hello from a shared library');
+    assert.deepEqual(names(r.attribution.traced), ['hello']);
+    assert.ok(r.attribution.evidence.hello?.some((f) => f.endsWith('/_deps/hello-build/libhello.so')));
   });
 });
 

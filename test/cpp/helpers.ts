@@ -55,6 +55,15 @@ export async function localGitRepo(fixture: string, tag: string, replacements: R
   return `file://${dir}`;
 }
 
+/** Packs a fixture directory as `<dir>/<fileName>` (a .tar.gz with one top directory); returns its file:// URL. */
+export async function localTarball(fixture: string, fileName: string): Promise<string> {
+  const dir = await tempDir(`envproof-cpp-tarball-${fixture}-`);
+  const top = fileName.replace(/\.tar\.gz$/, '');
+  await cp(path.join(FIXTURES, fixture), path.join(dir, top), { recursive: true });
+  execFileSync('tar', ['czf', fileName, top], { cwd: dir, stdio: 'pipe' });
+  return `file://${path.join(dir, fileName)}`;
+}
+
 /** The upstream part of an installed Debian package's version (`1:1.2.13.dfsg-1` → `1.2.13`). */
 export function debianUpstreamVersion(pkg: string): string {
   const v = execFileSync('dpkg-query', ['-W', '-f', '${Version}', pkg], { encoding: 'utf8' });
