@@ -24,6 +24,9 @@ want javac openjdk-17-jdk-headless
 want mvn maven
 # The results store's better-sqlite3 is compiled by node-gyp (no prebuilt download here): Python, make, g++.
 want python3 python3
+# Sandboxes (test/sandbox): bubblewrap runs programs in namespaces, debootstrap builds the clean root filesystems.
+want bwrap bubblewrap
+want debootstrap debootstrap
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"
