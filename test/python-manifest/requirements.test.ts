@@ -163,6 +163,14 @@ test('URL and VCS lines: named by #egg=, a wheel name or `name @`, else kept as 
   assert.equal(r.skipped[4]!.raw, 'git+https://***@git.example.com/private.git', 'credentials are not kept');
 });
 
+test("as in pip, a requirement line is cut at its first ';', so `name @ url;marker` needs no space", async () => {
+  const r = await requirements('pkg @ https://example.com/pkg-1.0.tar.gz;python_version >= "3.8"\nwin @ https://example.com/win.zip;sys_platform == "win32"\n');
+  assert.deepEqual(names(r), ['pkg']);
+  assert.equal(dep(r, 'pkg').id, 'pkg @ https://example.com/pkg-1.0.tar.gz');
+  assert.deepEqual(skips(r), ['marker-excluded @ requirements.txt:2']);
+  assert.equal(r.skipped[0]!.raw, 'win @ https://example.com/win.zip;sys_platform == "win32"', 'raw is the line as written');
+});
+
 test('extras: the name is without them, the id keeps them (normalised, sorted)', async () => {
   const r = await requirements('requests[socks,Security]>=2\nuvicorn [standard]\n');
   assert.deepEqual(names(r), ['requests', 'uvicorn']);

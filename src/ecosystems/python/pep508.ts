@@ -130,12 +130,12 @@ export function interpretNamed(
   return { kind: 'dependency', dependency };
 }
 
-/** A PEP 508 string (from a requirements line or pyproject.toml) for the target interpreter. */
-export function interpretRequirement(text: string, source: string, env: MarkerEnvironment): Interpretation {
+/** A PEP 508 string (from a requirements line or pyproject.toml) for the target interpreter; `raw` is what the manifest says. */
+export function interpretRequirement(text: string, source: string, env: MarkerEnvironment, raw = text): Interpretation {
   const parsed = parseRequirement(text);
-  if (!parsed.ok) return skipped(text.trim(), parsed.reason, source, parsed.detail);
+  if (!parsed.ok) return skipped(raw.trim(), parsed.reason, source, parsed.detail);
   const req = parsed.requirement;
-  return interpretNamed(text.trim(), req.name, req.marker, source, env, {
+  return interpretNamed(raw.trim(), req.name, req.marker, source, env, {
     version: pinnedVersion(req.specifiers),
     id: requirementId(req),
   });

@@ -93,15 +93,16 @@ async function urlTarget(raw: string, target: string, t: RequirementTarget, ctx:
 export async function interpretTarget(t: RequirementTarget, ctx: TargetContext): Promise<Interpretation> {
   const raw = t.editable ? `-e ${t.text}` : t.text;
   if (URL_RE.test(t.text)) return urlTarget(raw, t.text, t, ctx);
-  // As pip does: `name @ url` (whatever precedes the @, unless it is a path) is a PEP 508 direct reference.
-  const beforeAt = splitOnce(t.text, '@');
-  if (!t.editable && beforeAt[1] !== undefined && !looksLikePath(beforeAt[0])) return interpretRequirement(t.text, t.source, ctx.markerEnv);
-  const [location, marker] = splitOnce(t.text, ';');
-  if (t.editable || looksLikePath(location) || ARCHIVE_RE.test(location.trim())) {
-    const excluded = markerExclusion(raw, marker?.trim() || undefined, t.source, ctx.markerEnv);
-    return excluded ?? localTarget(raw, location.trim(), t, ctx);
+  // pip cuts any other line at its first ';' (the marker) before reading the rest, so even
+  // `name @ url;marker` without PEP 508's whitespace works.
+  const [head, tail] = splitOnce(t.text, ';');
+  const marker = tail?.trim() || undefined;
+  const [beforeAt, afterAt] = splitOnce(head, '@');
+  const directReference = afterAt !== undefined && !looksLikePath(beforeAt);
+  if (t.editable || (!directReference && (looksLikePath(head) || ARCHIVE_RE.test(head.trim())))) {
+    return markerExclusion(raw, marker, t.source, ctx.markerEnv) ?? localTarget(raw, head.trim(), t, ctx);
   }
-  return interpretRequirement(t.text, t.source, ctx.markerEnv);
+  return interpretRequirement(marker === undefined ? head : `${head.trim()} ; ${marker}`, t.source, ctx.markerEnv, t.text);
 }
 
 function splitOnce(text: string, separator: string): [string, string | undefined] {
