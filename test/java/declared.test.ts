@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { EnvproofError } from '../../src/core/errors.js';
 import type { Dependency } from '../../src/core/types.js';
 import { extractJavaDeclared } from '../../src/ecosystems/java/declared.js';
+import { parsePomXml } from '../../src/ecosystems/java/pom-xml.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
@@ -86,6 +87,19 @@ describe('Java D1: pom.xml declarations', () => {
     );
     assert.deepEqual(names(r.other.test), ['junit']);
     assert.ok(!r.declared.some((d) => d.name === 'exec-maven-plugin'));
+  });
+});
+
+describe('Java D1: XML details', () => {
+  it('accepts a byte order mark and decodes character references', () => {
+    const project = parsePomXml('\uFEFF<?xml version="1.0"?><project><name>a &amp; b &#x41;</name><version>1.10</version></project>', 'pom.xml');
+    assert.deepEqual(project.name, ['a & b A']);
+    assert.deepEqual(project.version, ['1.10'], 'versions stay strings');
+  });
+
+  it('a declaration mentioned in a comment or CDATA is not one', () => {
+    const project = parsePomXml('<project><!-- no <!DOCTYPE here --><description><![CDATA[<!ENTITY x "y">]]></description></project>', 'pom.xml');
+    assert.deepEqual(project.description, ['<!ENTITY x "y">']);
   });
 });
 

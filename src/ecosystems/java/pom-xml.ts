@@ -13,7 +13,8 @@ const parser = new XMLParser({
   parseTagValue: false,
   trimValues: true,
   processEntities: true,
-  htmlEntities: false,
+  // Also decodes numeric character references (&#65; &#x41;).
+  htmlEntities: true,
   isArray: () => true,
 });
 
@@ -39,7 +40,8 @@ function refuseDeclarations(text: string, file: string): void {
 }
 
 /** Parses a pom.xml into its <project> element. Malformed or hostile XML is an EnvproofError naming the position. */
-export function parsePomXml(text: string, file: string): XmlElement {
+export function parsePomXml(raw: string, file: string): XmlElement {
+  const text = raw.replace(/^\uFEFF/, ''); // a UTF-8 byte order mark, which Maven accepts
   refuseDeclarations(text, file);
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
