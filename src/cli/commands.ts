@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerAudit } from './audit.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnv } from './env.js';
+import { registerExport } from './export.js';
 import { registerImport } from './import.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
@@ -15,6 +16,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerAudit(program, setExitCode);
   registerDoctor(program, setExitCode);
   registerEnv(program, setExitCode);
+  registerExport(program, setExitCode);
   registerImport(program, setExitCode);
   registerReport(program, setExitCode);
   registerRun(program, setExitCode);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { runCli } from '../helpers/cli.js';
 import { FIXTURES, readStore, runProtocolCli, tempStore } from './helpers.js';
 
 describe('envproof run with scripted and replay agents (real installs, real tracer)', { concurrency: false }, () => {
@@ -73,5 +74,26 @@ describe('envproof run with scripted and replay agents (real installs, real trac
     assert.deepEqual(run.installed, ['ansi-styles', 'chalk', 'color-convert', 'color-name', 'has-flag', 'supports-color']);
     assert.equal(attempts.length, 1);
     assert.match(r.stdout, /1 without any attempt/);
+  });
+});
+
+describe('envproof export', () => {
+  test('exports runs with their attempts as JSON', () => {
+    const store = tempStore();
+    runProtocolCli(store, '--agent', `scripted:${path.join(FIXTURES, 'never-converges.yaml')}`, '--tasks', 'p_02', '--languages', 'python', '--repairs', '1');
+    const r = runCli(['export', '--store', store]);
+    assert.equal(r.status, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.equal(doc.schemaVersion, 1);
+    assert.equal(doc.runs.length, 1);
+    assert.equal(doc.runs[0].taskId, 'p_02');
+    assert.deepEqual(doc.runs[0].attempts.map((a: { attempt: number }) => a.attempt), [0, 1]);
+    assert.ok(doc.tasks.some((t: { id: string; domain: string }) => t.id === 'p_02' && t.domain === 'Data Processing'));
+  });
+
+  test('a missing store is a clear error', () => {
+    const r = runCli(['export', '--store', '/nonexistent/dir/store.db']);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /cannot open the results store/);
   });
 });
