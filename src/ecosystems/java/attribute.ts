@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Dependency } from '../../core/types.js';
 import type { AttributionResult, AuditContext } from '../types.js';
 import { readClassLoadLogs } from './class-load-log.js';
@@ -21,8 +22,9 @@ async function javaHome(ctx: AuditContext): Promise<string | undefined> {
 export async function attributeJava(files: ReadonlySet<string>, ctx: AuditContext): Promise<AttributionResult> {
   const layout = javaLayout(ctx);
   const jdk = await javaHome(ctx);
+  // The project's own jars lie directly in target/; dependencies a build copies to target/lib/ and the like still count.
   const isDependencyJar = (p: string) =>
-    p.toLowerCase().endsWith('.jar') && !(jdk && p.startsWith(`${jdk}/`)) && !p.startsWith(`${layout.projectTarget}/`);
+    p.toLowerCase().endsWith('.jar') && !(jdk && p.startsWith(`${jdk}/`)) && path.posix.dirname(p) !== layout.projectTarget;
 
   const identities = new Map<string, Dependency>();
   const identify = async (jar: string): Promise<Dependency> => {
