@@ -150,6 +150,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       const prompt = round === 0 || !lastFailure ? taskPrompt : repairPrompt(lastFailure, plan.language);
       opts.progress(round === 0 ? 'generating' : `repair round ${round}`);
 
+      const agentStarted = performance.now();
       let turn: AgentTurnResult = { status: 'unavailable', reason: 'not started' };
       for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
         if (attempt > 0) await sleep(opts.retryDelaySec * attempt);
@@ -171,11 +172,14 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         break;
       }
 
+      const phases: Record<string, number> = { agent: Math.round(performance.now() - agentStarted) };
+      let own = performance.now();
       const snapshot = await snapshotTree(workspace);
       store.putTree(snapshot);
       if (round === 0) state.declared = await declaredNames(workspace, plan.language);
       const manifest = await manifestOf(workspace, plan.language);
       const usage: Usage | undefined = turn.usage;
+      let ownMs = performance.now() - own;
 
       let failure: AttemptFailure | undefined;
       let report: AuditReport | undefined;
@@ -195,6 +199,8 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
           return 'infrastructure-failed';
         }
       }
+      if (report) Object.assign(phases, report.phasesMs);
+      own = performance.now();
       if (round === 0) state.firstClass = failure?.class ?? null;
       if (!failure) {
         state.successRound = round;
@@ -215,7 +221,10 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         tokensIn: usage?.inputTokens ?? null,
         tokensOut: usage?.outputTokens ?? null,
         costUsd: usage?.costUsd ?? null,
+        phasesMs: phases,
       };
+      ownMs += performance.now() - own;
+      phases.envproof = Math.round(ownMs);
       store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record]);
       if (!failure) return 'succeeded';
       lastFailure = failure;

@@ -60,6 +60,7 @@ export const MIGRATE_V1_TO_V2 = `
 ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'done' CHECK (status IN ('running', 'done', 'infrastructure-failed'));
 ALTER TABLE attempts ADD COLUMN step TEXT;
 ALTER TABLE attempts ADD COLUMN note TEXT;
+ALTER TABLE attempts ADD COLUMN phases TEXT;
 
 CREATE TABLE blobs (
   hash    TEXT PRIMARY KEY,

@@ -176,9 +176,9 @@ export class ResultsStore {
   putRun(run: StoredRun, attempts: readonly AttemptRecord[] = []): number {
     const insertAttempt = this.db.prepare(
       `INSERT OR REPLACE INTO attempts (run_id, attempt, tree_hash, manifest_path, manifest, success, error_class,
-         error_tail, started_at, duration_ms, tokens_in, tokens_out, cost_usd, step, note)
+         error_tail, started_at, duration_ms, tokens_in, tokens_out, cost_usd, step, note, phases)
        VALUES (@run_id, @attempt, @tree_hash, @manifest_path, @manifest, @success, @error_class, @error_tail,
-         @started_at, @duration_ms, @tokens_in, @tokens_out, @cost_usd, @step, @note)`,
+         @started_at, @duration_ms, @tokens_in, @tokens_out, @cost_usd, @step, @note, @phases)`,
     );
     return this.db.transaction(() => {
       const { id } = this.db.prepare(UPSERT_RUN).get(toRow(run, new Date().toISOString())) as { id: number };
@@ -199,6 +199,7 @@ export class ResultsStore {
           cost_usd: a.costUsd,
           step: a.step ?? null,
           note: a.note ?? null,
+          phases: a.phasesMs ? JSON.stringify(a.phasesMs) : null,
         });
       }
       return id;
@@ -240,6 +241,7 @@ export class ResultsStore {
       costUsd: a.cost_usd as number | null,
       step: a.step as string | null,
       note: a.note as string | null,
+      phasesMs: a.phases === null ? null : (JSON.parse(a.phases as string) as Record<string, number>),
     }));
   }
 

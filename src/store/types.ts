@@ -34,6 +34,8 @@ export interface AttemptRecord {
   step?: string | null;
   /** What the agent adapter reported: refused files, agent failures. */
   note?: string | null;
+  /** Milliseconds per phase: agent, prepare, install, build, run, analysis, envproof (its own bookkeeping). */
+  phasesMs?: Record<string, number> | null;
 }
 
 /** Identifies a run: a re-import or re-run with the same key replaces it. */
