@@ -1,7 +1,7 @@
 /**
  * Cost of tracing a Java run: the gson/jackson fixture (test/java/fixtures/gson-jackson) is installed and built
  * once, then its default command is run, interleaved, with and without strace and with and without the
- * class-load log (-Xlog:class+load). Wall times are medians of RUNS runs each.
+ * class-load log (-Xlog:class+load). Ratios are of medians over RUNS runs each; on a busy machine compare the minima too.
  */
 import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -12,7 +12,7 @@ import type { AuditContext } from '../src/ecosystems/types.js';
 import { HostSandbox } from '../src/sandbox/host.js';
 import { traceRun } from '../src/trace/index.js';
 
-const RUNS = 7;
+const RUNS = 9;
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'test', 'java', 'fixtures', 'gson-jackson');
 
 const median = (xs: number[]) => {
@@ -52,7 +52,9 @@ try {
     }
   }
   const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)])) as Record<keyof typeof modes, number>;
-  for (const [name, ms] of Object.entries(m)) console.log(`${name.padEnd(42)} median ${ms.toFixed(0)} ms over ${RUNS} runs`);
+  for (const [name, ms] of Object.entries(m)) {
+    console.log(`${name.padEnd(42)} median ${ms.toFixed(0)} ms, min ${Math.min(...times[name]!).toFixed(0)} ms over ${RUNS} runs`);
+  }
   console.log(`tracing overhead, traced ÷ untraced (no log):          ${(m.traced! / m.untraced!).toFixed(2)}`);
   console.log(`tracing overhead, audit run ÷ untraced with log:       ${(m['traced + class-load log (the audit run)']! / m['untraced + class-load log']!).toFixed(2)}`);
   console.log(`class-load log cost, with ÷ without (untraced):        ${(m['untraced + class-load log']! / m.untraced!).toFixed(2)}`);

@@ -39,8 +39,15 @@ export function mavenCommandLine(call: MavenCall): string {
   return mavenArgv(call).join(' ');
 }
 
+/** Resolving a large graph into a cold cache takes minutes: Maven steps get at least this, beyond the run's limit. */
+const MAVEN_STEP_TIMEOUT_MS = 15 * 60_000;
+
+function stepTimeoutMs(ctx: AuditContext): number {
+  return Math.max(ctx.timeoutMs, MAVEN_STEP_TIMEOUT_MS);
+}
+
 export async function runMaven(ctx: AuditContext, call: MavenCall, network: boolean): Promise<ExecResult> {
-  return ctx.sandbox.exec({ argv: mavenArgv(call), cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network });
+  return ctx.sandbox.exec({ argv: mavenArgv(call), cwd: ctx.projectDir, timeoutMs: stepTimeoutMs(ctx), network });
 }
 
 // Maven's console may carry colour codes even in batch mode.
@@ -102,7 +109,8 @@ export async function probeArtifactExists(ctx: AuditContext, groupId: string, ar
 /** Throws the StepFailedError for a failed Maven call, with the class refined for missing artifacts. */
 export async function failMaven(ctx: AuditContext, step: 'install' | 'build', r: ExecResult): Promise<never> {
   const output = mavenOutput(r);
-  if (r.timedOut) throw new StepFailedError(step, 'other', `mvn timed out after ${Math.round(ctx.timeoutMs / 1000)} s`, tail(output));
+  // Resolution that does not finish is a repository that does not answer, not the project's fault.
+  if (r.timedOut) throw new StepFailedError(step, step === 'install' ? 'network' : 'other', `mvn timed out after ${Math.round(stepTimeoutMs(ctx) / 1000)} s`, tail(output));
   if (r.spawnError) throw new StepFailedError(step, 'other', `mvn could not start: ${r.spawnError}`, '', 'install Maven (mvn) and a JDK');
   const failure = classifyMavenFailure(output);
   if (failure.missing) {
