@@ -136,6 +136,9 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
       skipped: declared.skipped,
       alternatives: Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, layer(v)])),
+      alternativeMetrics: Object.fromEntries(
+        Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, { gaps: gapSets(d1, d2, nameSet(v)), metrics: projectMetrics(d1, d2, nameSet(v)) }]),
+      ),
       gaps: gapSets(d1, d2, d3),
       metrics: projectMetrics(d1, d2, d3),
       run,

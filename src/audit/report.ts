@@ -46,6 +46,8 @@ export interface AuditReport {
   skipped: SkippedEntry[];
   /** Other views of D3 (Java opened vs loaded, C++ build-time), keyed by name. */
   alternatives: Record<string, LayerEntry[]>;
+  /** The gaps and metrics with each alternative view in place of D3. */
+  alternativeMetrics: Record<string, { gaps: GapSets; metrics: ProjectMetrics }>;
   gaps: GapSets;
   metrics: ProjectMetrics;
   run: RunOutcome;

@@ -43,8 +43,17 @@ export function renderAuditText(r: AuditReport): string {
   out.push('Metrics');
   out.push(`  inflation ${fmt(m.inflation)}   phantom rate ${fmt(m.phantomRate)}   hidden rate ${fmt(m.hiddenRate)}   bloat rate ${fmt(m.bloatRate)}`);
   out.push(`  precision ${fmt(m.precision)}   recall ${fmt(m.recall)}   F1 ${fmt(m.f1)}`);
-  for (const [name, deps] of Object.entries(r.alternatives)) {
-    out.push(`  D3 (${name}): ${deps.map((d) => d.name).join(', ') || '(none)'}`);
+  const alternatives = Object.entries(r.alternatives);
+  if (alternatives.length) {
+    out.push('');
+    out.push('Other views of D3 (the metrics above use the traced layer)');
+    for (const [name, deps] of alternatives) {
+      const am = r.alternativeMetrics[name]!.metrics;
+      const g = r.alternativeMetrics[name]!.gaps;
+      out.push(`  ${name}: ${deps.map((d) => d.name).join(', ') || '(none)'}`);
+      out.push(`    phantom ${g.phantom.join(', ') || '-'}; hidden ${g.hidden.join(', ') || '-'}`);
+      out.push(`    precision ${fmt(am.precision)}   recall ${fmt(am.recall)}   F1 ${fmt(am.f1)}   phantom rate ${fmt(am.phantomRate)}   hidden rate ${fmt(am.hiddenRate)}`);
+    }
   }
   const other = Object.entries(r.otherDeclared).filter(([, v]) => v.length);
   if (other.length) {
