@@ -200,13 +200,28 @@ export function readReturnValue(line: string, close: number): number {
   return i === first ? NaN : value;
 }
 
-/** A line split into the pid that printed it (null when strace ran without -f) and the rest. */
+/** A line split into the pid that printed it (null when strace ran without -f) and where the call starts. */
 export interface PidSplit {
   pid: number | null;
   body: number;
 }
 
-/** Reads `1234  ...` (strace -f -o FILE) or `[pid  1234] ...` (strace -f to a terminal). */
+function isDigit(c: number): boolean {
+  return c >= ZERO && c <= NINE;
+}
+
+/** Index after a `-t`/`-tt`/`-ttt`/`-r` timestamp (`12:00:01.123456 `, `1700000000.123 `) at `i`, or `i`. */
+function skipTimestamp(line: string, i: number): number {
+  let j = i;
+  while (line.charCodeAt(j) === SPACE) j++;
+  const first = j;
+  for (let c = line.charCodeAt(j); isDigit(c) || c === 58 /* : */ || c === 46 /* . */; c = line.charCodeAt(++j));
+  if (j === first || line.charCodeAt(j) !== SPACE) return i;
+  while (line.charCodeAt(j) === SPACE) j++;
+  return j;
+}
+
+/** Reads `1234  ...` (strace -f -o FILE) or `[pid  1234] ...` (strace -f to a terminal), and any timestamp after. */
 export function splitPid(line: string): PidSplit {
   let i = 0;
   let bracketed = false;
@@ -217,11 +232,11 @@ export function splitPid(line: string): PidSplit {
   }
   const first = i;
   let pid = 0;
-  for (let c = line.charCodeAt(i); c >= ZERO && c <= NINE; c = line.charCodeAt(++i)) pid = pid * 10 + (c - ZERO);
+  for (let c = line.charCodeAt(i); isDigit(c); c = line.charCodeAt(++i)) pid = pid * 10 + (c - ZERO);
   if (i === first || (bracketed ? line.charCodeAt(i) !== 93 /* ] */ : line.charCodeAt(i) !== SPACE)) {
-    return { pid: null, body: 0 };
+    return { pid: null, body: skipTimestamp(line, 0) };
   }
   if (bracketed) i++;
   while (line.charCodeAt(i) === SPACE) i++;
-  return { pid, body: i };
+  return { pid, body: isDigit(line.charCodeAt(i)) ? skipTimestamp(line, i) : i };
 }

@@ -170,6 +170,20 @@ test('bracketed and absent pid prefixes, signals that kill the root', () => {
   assert.deepEqual(sorted(killed.files), ['/a']);
 });
 
+test('timestamps (-t, -tt, -ttt, -r) after the pid, or alone, are skipped', () => {
+  const withPid = parse(
+    [
+      '5 12:00:01 open("/a", O_RDONLY) = 3',
+      '5 12:00:01.123456 open("/b", O_RDONLY) = 3',
+      '5 1700000000.123456 open("/c", O_RDONLY) = 3',
+      '[pid     5] 12:00:02 open("/d", O_RDONLY) = 3',
+    ].join('\n'),
+  );
+  assert.deepEqual(sorted(withPid.files), ['/a', '/b', '/c', '/d']);
+  const alone = parse(['12:00:01.5 open("/e", O_RDONLY) = 3', '     0.000120 open("/f", O_RDONLY) = 3'].join('\n'));
+  assert.deepEqual(sorted(alone.files), ['/e', '/f']);
+});
+
 test('an execve finished by the thread-group leader after "superseded"', () => {
   const r = parse(
     [
