@@ -97,3 +97,22 @@ describe('envproof export', () => {
     assert.match(r.stderr, /cannot open the results store/);
   });
 });
+
+describe('envproof run on compiled languages (real Maven, real CMake)', { concurrency: false }, () => {
+  test('replayed Java and C++ projects succeed at once and carry their layers', () => {
+    const store = tempStore();
+    const r = runProtocolCli(store, '--agent', `replay:${path.join(FIXTURES, 'replay')}`, '--tasks', 'p_01', '--languages', 'java,cpp', '--timeout', '180');
+    assert.equal(r.status, 0, r.stderr);
+    const byLanguage = Object.fromEntries(readStore(store).map((e) => [e.run.language, e]));
+    const java = byLanguage.java!;
+    assert.equal(java.run.firstSuccess, true, JSON.stringify(java.attempts[0]));
+    assert.deepEqual(java.run.declared, ['gson']);
+    // gson 2.10.1 has no compile or runtime dependencies of its own.
+    assert.deepEqual(java.run.installed, ['gson']);
+    assert.deepEqual(java.run.traced, ['gson']);
+    const cpp = byLanguage.cpp!;
+    assert.equal(cpp.run.firstSuccess, true, JSON.stringify(cpp.attempts[0]));
+    assert.deepEqual(cpp.run.declared, ['zlib']);
+    assert.deepEqual(cpp.run.traced, ['zlib'], 'libz.so.1 is attributed to the CMake package ZLIB');
+  });
+});
