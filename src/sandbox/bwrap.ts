@@ -1,4 +1,5 @@
 import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
@@ -30,6 +31,8 @@ export interface BwrapPlan {
   argv: readonly string[];
   limits: SandboxLimits;
   timeoutMs: number;
+  /** CPUs of this machine: the CPU-time limit allows all of them busy for the whole timeout. */
+  cores: number;
   /** Switch to this uid inside, dropping every capability (only possible, and only needed, when envproof runs as root). */
   dropToUid?: number;
 }
@@ -38,7 +41,7 @@ export interface BwrapPlan {
 export function bwrapArgv(plan: BwrapPlan): string[] {
   const out: string[] = [];
   // The limits apply to everything bwrap starts; the kernel enforces the process limit once the uid is not root.
-  out.push(...prlimitArgs(plan.limits, plan.timeoutMs), 'bwrap');
+  out.push(...prlimitArgs(plan.limits, plan.timeoutMs, plan.cores), 'bwrap');
   for (const e of plan.rootEntries) {
     if (e.symlink !== undefined) out.push('--symlink', e.symlink, `/${e.name}`);
     else out.push('--ro-bind', path.join(plan.rootfs, e.name), `/${e.name}`);
@@ -134,6 +137,7 @@ export class BwrapSandbox implements Sandbox {
       argv: req.argv,
       limits: this.limits,
       timeoutMs: req.timeoutMs,
+      cores: os.availableParallelism(),
       dropToUid: this.dropToUid,
     });
     return runProcess(argv, {

@@ -1,6 +1,9 @@
 /** Resource limits for every command run in an isolating sandbox. */
 export interface SandboxLimits {
-  /** Processes and threads of the sandbox's user (RLIMIT_NPROC); contains fork bombs. */
+  /**
+   * Processes and threads of the sandbox's user (RLIMIT_NPROC); contains fork bombs. The count is shared by
+   * all sandboxes running at once (they share the uid), hence generous.
+   */
   processes: number;
   /** Writable private memory per process (RLIMIT_DATA), which, unlike address space, lets JVMs reserve heap. */
   memoryBytes: number;
@@ -9,15 +12,16 @@ export interface SandboxLimits {
 }
 
 export const DEFAULT_LIMITS: SandboxLimits = {
-  processes: 1024,
+  processes: 4096,
   memoryBytes: 8 * 1024 ** 3,
   fileSizeBytes: 4 * 1024 ** 3,
 };
 
 /** `prlimit` options setting each limit as both soft and hard, so the program cannot raise it. */
-export function prlimitArgs(limits: SandboxLimits, timeoutMs: number): string[] {
-  // CPU time per process, a backstop behind the wall-clock timeout that kills the whole tree.
-  const cpuSeconds = Math.max(1, Math.ceil(timeoutMs / 1000));
+export function prlimitArgs(limits: SandboxLimits, timeoutMs: number, cores: number): string[] {
+  // CPU time per process, a backstop behind the wall-clock timeout that kills the whole tree. A process's
+  // threads add up, so a multi-threaded build may use `cores` seconds per second without being at fault.
+  const cpuSeconds = Math.max(1, Math.ceil(timeoutMs / 1000) * cores);
   const both = (name: string, v: number) => `--${name}=${v}:${v}`;
   return [
     'prlimit',

@@ -69,6 +69,7 @@ describe('bwrap command line', () => {
     argv: ['python3', 'main.py'],
     limits: { processes: 100, memoryBytes: 2048, fileSizeBytes: 4096 },
     timeoutMs: 30_500,
+    cores: 2,
     ...over,
   });
 
@@ -113,9 +114,9 @@ describe('bwrap command line', () => {
     assert.ok(!bwrapArgv(plan({ dropToUid: 65534, network: true })).includes('--unshare-net'));
   });
 
-  it('applies hard resource limits around bwrap, CPU time rounded up from the timeout', () => {
+  it('applies hard resource limits around bwrap, CPU time = the timeout (rounded up) on every core', () => {
     const argv = bwrapArgv(plan());
-    assert.deepEqual(argv.slice(0, 7), ['prlimit', '--nproc=100:100', '--data=2048:2048', '--fsize=4096:4096', '--cpu=31:31', '--', 'bwrap']);
+    assert.deepEqual(argv.slice(0, 7), ['prlimit', '--nproc=100:100', '--data=2048:2048', '--fsize=4096:4096', '--cpu=62:62', '--', 'bwrap']);
   });
 
   it('makes the parents of the work directory traversable', () => {
