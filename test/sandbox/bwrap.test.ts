@@ -14,7 +14,7 @@ describe('bwrap sandbox (python environment)', () => {
   let scratch: string;
   const sandboxes: Sandbox[] = [];
 
-  async function sandbox(name: string, limits?: { processes?: number }): Promise<Sandbox> {
+  async function sandbox(name: string, limits?: { processes?: number; memoryBytes?: number }): Promise<Sandbox> {
     const dir = path.join(scratch, name);
     mkdirSync(dir);
     const sb = await createSandbox({ backend: 'bwrap', language: 'python', hostWorkDir: dir, limits });
@@ -96,6 +96,16 @@ describe('bwrap sandbox (python environment)', () => {
     const got = JSON.parse(r.stdout) as { forked: number; error: string | null };
     assert.equal(got.error, 'EAGAIN');
     assert.ok(got.forked < 64, `forked ${got.forked} processes`);
+  });
+
+  it('refuses memory beyond the limit', async () => {
+    const sb = await sandbox('memory', { memoryBytes: 256 * 1024 ** 2 });
+    const grab = (mib: number) => `python3 -c "b = bytearray(${mib} * 1024 * 1024); print(len(b) // 1048576)"`;
+    const small = await sb.exec({ argv: ['sh', '-c', grab(64)], cwd: sb.workDir, network: false, timeoutMs: 60_000 });
+    assert.equal(small.stdout.trim(), '64', small.stderr);
+    const big = await sb.exec({ argv: ['sh', '-c', grab(512)], cwd: sb.workDir, network: false, timeoutMs: 60_000 });
+    assert.notEqual(big.exitCode, 0);
+    assert.match(big.stderr, /MemoryError/);
   });
 
   it('kills the whole process tree at the timeout, including detached children', async () => {
