@@ -138,7 +138,7 @@ export class StraceLogParser {
 
   private processEnd(pid: number, text: string, lineNo: number): void {
     const exited = /^exited with (\d+) \+\+\+/.exec(text);
-    const killed = /^killed by (SIG[A-Z0-9+-]+)( \(core dumped\))? \+\+\+/.exec(text);
+    const killed = /^killed by (SIG[A-Z0-9_+-]+)( \(core dumped\))? \+\+\+/.exec(text);
     const superseded = /^superseded by execve in pid (\d+) \+\+\+/.exec(text);
     if (superseded) {
       // A non-leader thread called execve; it continues as `pid`, and its pending execve with it.
