@@ -47,7 +47,7 @@ describe('Java D1: pom.xml declarations', () => {
     assert.equal(d['features-core']?.id, 'org.example.features:features-core', 'project.groupId inherited from <parent>');
     assert.equal(d['features-core']?.version, '5.1.0', 'project.parent.version');
     assert.equal(d['commons-io']?.version, '2.16.1');
-    assert.equal(d['guava']?.source, '../pom.xml', 'inherited from the in-tree parent');
+    assert.equal(d['guava']?.source, '../pom.xml:30', 'inherited from the in-tree parent, at its <dependency> line');
     assert.equal(d['looping']?.version, undefined, 'a property cycle leaves the version unknown');
     assert.ok(r.notes.some((n) => n.includes('loop.a') && n.includes('refers to itself')), r.notes.join('\n'));
   });
@@ -64,10 +64,10 @@ describe('Java D1: pom.xml declarations', () => {
     assert.ok(!everything.includes('asm'), "a build plugin's own dependencies are not the project's");
     assert.ok(!everything.includes('maven-shade-plugin'));
     assert.deepEqual(
-      r.skipped.map((s) => [s.raw, s.reason]),
+      r.skipped.map((s) => [s.raw, s.reason, s.source]),
       [
-        ['org.example:${undefined.name}', 'unresolved-property'],
-        ['?:orphan', 'invalid-name'],
+        ['org.example:${undefined.name}', 'unresolved-property', 'pom.xml:81'],
+        ['?:orphan', 'invalid-name', 'pom.xml:87'],
       ],
     );
   });
@@ -87,6 +87,7 @@ describe('Java D1: pom.xml declarations', () => {
     );
     assert.deepEqual(names(r.other.test), ['junit']);
     assert.ok(!r.declared.some((d) => d.name === 'exec-maven-plugin'));
+    assert.equal(r.declared[0]?.source, 'pom.xml:18');
   });
 });
 
@@ -95,6 +96,13 @@ describe('Java D1: XML details', () => {
     const project = parsePomXml('\uFEFF<?xml version="1.0"?><project><name>a &amp; b &#x41;</name><version>1.10</version></project>', 'pom.xml');
     assert.deepEqual(project.name, ['a & b A']);
     assert.deepEqual(project.version, ['1.10'], 'versions stay strings');
+  });
+
+  it('an empty file, nesting beyond bounds and another root element are clear errors', () => {
+    assert.throws(() => parsePomXml('', 'empty.xml'), (e: unknown) => e instanceof EnvproofError && /^empty\.xml: malformed XML at line 1: /.test(e.message));
+    const deep = `<project>${'<a>'.repeat(150)}${'</a>'.repeat(150)}</project>`;
+    assert.throws(() => parsePomXml(deep, 'deep.xml'), (e: unknown) => e instanceof EnvproofError && /Maximum nested tags/.test(e.message));
+    assert.throws(() => parsePomXml('<settings/>', 's.xml'), (e: unknown) => e instanceof EnvproofError && /root element is not <project>/.test(e.message));
   });
 
   it('a declaration mentioned in a comment or CDATA is not one', () => {

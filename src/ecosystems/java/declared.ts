@@ -41,7 +41,7 @@ class DeclaredCollector {
 
   /** Interpolates one <dependency>; returns it with its scope, or records why it was skipped. */
   resolve(raw: RawDependency): { dep: Dependency; scope: string; optional: boolean } | undefined {
-    const source = this.sourceOf(raw.file);
+    const source = `${this.sourceOf(raw.file)}${raw.line ? `:${raw.line}` : ''}`;
     const rawName = `${raw.groupId ?? '?'}:${raw.artifactId ?? '?'}`;
     const nameProblems: string[] = [];
     const g = this.model.value(raw.groupId, nameProblems);

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { element, elements, elementsAt, parsePomXml, text, type XmlElement } from './pom-xml.js';
+import { element, elements, elementsAt, lineOf, parsePomXml, text, type XmlElement } from './pom-xml.js';
 
 /** A POM file and, when it could be found, the POM it inherits from. */
 export interface LoadedPom {
@@ -19,6 +19,7 @@ export interface RawDependency {
   classifier?: string;
   optional?: string;
   file: string;
+  line?: number;
 }
 
 export interface Interpolated {
@@ -61,6 +62,7 @@ export function dependencyEntries(container: XmlElement | undefined, file: strin
     classifier: text(d, 'classifier'),
     optional: text(d, 'optional'),
     file,
+    line: lineOf(d),
   }));
 }
 

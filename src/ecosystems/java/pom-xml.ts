@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { EnvproofError } from '../../core/errors.js';
+import { EnvproofError, errorMessage } from '../../core/errors.js';
 
 /** An XML element with attributes dropped: child elements by name, always as arrays; text-only children as strings. */
 export interface XmlElement {
@@ -16,7 +16,37 @@ const parser = new XMLParser({
   // Also decodes numeric character references (&#65; &#x41;).
   htmlEntities: true,
   isArray: () => true,
+  captureMetaData: true,
 });
+
+const META = XMLParser.getMetaDataSymbol();
+/** The line each element starts on, for `source` fields. */
+const startLines = new WeakMap<XmlElement, number>();
+
+export function lineOf(e: XmlElement): number | undefined {
+  return startLines.get(e);
+}
+
+function recordLines(root: XmlElement, text: string): void {
+  const newlines: number[] = [];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) newlines.push(i);
+  const lineAt = (offset: number) => {
+    let lo = 0;
+    let hi = newlines.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (newlines[mid]! < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo + 1;
+  };
+  const visit = (e: XmlElement) => {
+    const start = (e as unknown as Record<symbol, { startIndex?: number } | undefined>)[META as symbol]?.startIndex;
+    if (start !== undefined) startLines.set(e, lineAt(start));
+    for (const values of Object.values(e)) for (const v of values) if (typeof v !== 'string') visit(v);
+  };
+  visit(root);
+}
 
 function lineAndColumn(text: string, offset: number): string {
   const before = text.slice(0, offset).split('\n');
@@ -46,9 +76,16 @@ export function parsePomXml(raw: string, file: string): XmlElement {
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
     const { msg, line, col } = valid.err;
-    throw new EnvproofError(`${file}: malformed XML at line ${line}, column ${col}: ${msg}`, 'fix the XML so that Maven can read it');
+    const where = `line ${line ?? 1}${col ? `, column ${col}` : ''}`;
+    throw new EnvproofError(`${file}: malformed XML at ${where}: ${msg}`, 'fix the XML so that Maven can read it');
   }
-  const doc = parser.parse(text) as XmlElement;
+  let doc: XmlElement;
+  try {
+    doc = parser.parse(text) as XmlElement;
+  } catch (err) {
+    throw new EnvproofError(`${file}: cannot be read as XML: ${errorMessage(err)}`, 'fix the XML so that Maven can read it');
+  }
+  recordLines(doc, text);
   const project = doc.project?.[0];
   if (project === undefined) throw new EnvproofError(`${file}: the root element is not <project>`, 'a Maven POM starts with <project>');
   return typeof project === 'string' ? {} : project;
