@@ -132,6 +132,13 @@ describe('python audit: bad input', () => {
     assert.match(report.error.message, /envproof-this-package-does-not-exist-7f3a/);
   });
 
+  test('requirements files that include each other in a cycle', () => {
+    const { status, report } = audit('py-include-cycle');
+    assert.equal(status, 2);
+    assert.match(report.error.message, /cycle \(requirements\.txt -> more\.txt -> requirements\.txt\)/);
+    assert.match(report.error.hint, /remove one of the -r lines/);
+  });
+
   test('a path that does not exist', () => {
     const r = runCli(['audit', path.join(FIXTURES, 'does-not-exist'), '--sandbox', 'host']);
     assert.equal(r.status, 2);

@@ -40,8 +40,13 @@ async function interpreterFacts(ctx: AuditContext): Promise<{ sitePackages: stri
 
 /** What to hand pip: the requirements file when there is one, else the project itself (pyproject.toml). */
 async function installArgs(ctx: AuditContext, hostProjectDir: string): Promise<string[]> {
-  if (await exists(path.join(hostProjectDir, 'requirements.txt'))) return ['-r', 'requirements.txt'];
-  return ['.'];
+  if (!(await exists(path.join(hostProjectDir, 'requirements.txt')))) return ['.'];
+  // pip recurses through `-r` includes without end (RecursionError): say what is wrong instead.
+  const cycle = (await extractPythonDeclared(hostProjectDir)).skipped.find((s) => s.reason === 'include-cycle');
+  if (cycle) {
+    throw new StepFailedError('install', 'other', `the requirements files include each other in a cycle (${cycle.detail ?? cycle.raw}); pip cannot install them`, '', 'remove one of the -r lines that close the cycle');
+  }
+  return ['-r', 'requirements.txt'];
 }
 
 /** Files a bare interpreter start opens (site, .pth files and what they import): not evidence of use. */
