@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -77,6 +79,18 @@ describe('Java D1: pom.xml declarations', () => {
     assert.deepEqual(names(r.declared), ['spring-boot-starter-web']);
     assert.equal(r.declared[0]?.version, undefined);
     assert.ok(r.notes.some((n) => n.includes('spring-boot-starter-parent:0.0.0-not-cached') && n.includes('neither in the project tree')));
+  });
+
+  it('says that a multi-module project is audited at its root POM only', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'envproof-reactor-'));
+    try {
+      await writeFile(path.join(dir, 'pom.xml'), '<project><groupId>g</groupId><artifactId>root</artifactId><version>1</version><packaging>pom</packaging><modules><module>a</module><module>b</module></modules></project>');
+      const r = await extractJavaDeclared(dir);
+      assert.deepEqual(r.declared, []);
+      assert.ok(r.notes.some((n) => n.startsWith('multi-module project')), r.notes.join('\n'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads the gson/jackson fixture as a user wrote it', async () => {

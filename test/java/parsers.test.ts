@@ -45,6 +45,11 @@ describe('dependency:list output', () => {
     );
     assert.equal(d2[0]?.name, 'gson');
   });
+
+  it('lists appended by several reactor modules give each artifact once', () => {
+    const twice = `${listing}\n\nThe following files have been resolved:\n   com.google.code.gson:gson:jar:2.10.1:compile -- module com.google.gson\n`;
+    assert.equal(installedLayer(parseDependencyList(twice)).filter((d) => d.name === 'gson').length, 1);
+  });
 });
 
 describe('class-load log', () => {

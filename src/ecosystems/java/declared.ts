@@ -124,6 +124,9 @@ export async function extractJavaDeclared(projectDir: string): Promise<DeclaredR
   const model = new PomModel(await loadPom(file, lookup));
   const managed = await managedVersions(model, lookup);
   const collector = new DeclaredCollector(projectDir, model, managed, lookup.repositories, lookup.notes);
+  if ((element(model.pom.project, 'modules')?.module ?? []).length > 0) {
+    collector.result.notes.push('multi-module project (<modules>): D1 is the root POM only; its modules are not audited one by one');
+  }
   collector.collectMain();
   collector.collectProfiles();
   collector.collectImports();

@@ -25,9 +25,13 @@ export function parseDependencyList(text: string): ListedArtifact[] {
   return artifacts;
 }
 
-/** D2: everything Maven resolved except test scope; artifactId names, groupId:artifactId ids. */
+/** D2: everything Maven resolved except test scope, once each (a reactor lists per module); artifactId names. */
 export function installedLayer(artifacts: readonly ListedArtifact[]): Dependency[] {
-  return artifacts
-    .filter((a) => a.scope !== 'test')
-    .map((a) => ({ name: a.artifactId, id: `${a.groupId}:${a.artifactId}`, version: a.version, source: `scope ${a.scope}` }));
+  const layer = new Map<string, Dependency>();
+  for (const a of artifacts) {
+    const key = `${a.groupId}:${a.artifactId}:${a.version}`;
+    if (a.scope === 'test' || layer.has(key)) continue;
+    layer.set(key, { name: a.artifactId, id: `${a.groupId}:${a.artifactId}`, version: a.version, source: `scope ${a.scope}` });
+  }
+  return [...layer.values()];
 }

@@ -42,7 +42,8 @@ export const javaEcosystem: EcosystemModule = {
     await mkdir(hostPath(ctx, layout.root), { recursive: true });
     const commands: string[] = [];
     // The whole resolved graph, every scope: test scope is dropped when reading it (excludeScope=test would drop all).
-    const list: MavenCall = { goals: [`${DEPENDENCY_PLUGIN}:list`], properties: { outputFile: layout.dependencyList, appendOutput: 'false' }, updateFailures: true };
+    // Appended, so that every module of a reactor adds its list; the file is new in each environment.
+    const list: MavenCall = { goals: [`${DEPENDENCY_PLUGIN}:list`], properties: { outputFile: layout.dependencyList, appendOutput: 'true' }, updateFailures: true };
     await runOrFail(ctx, 'install', list, true, commands);
     const artifacts = parseDependencyList(await readFile(hostPath(ctx, layout.dependencyList), 'utf8'));
     return {
