@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, statfs, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { cacheRoot } from '../core/cache.js';
 import { EnvproofError } from '../core/errors.js';
@@ -96,13 +97,13 @@ export async function ensureEnvironment(
     async () => {
       // Another process may have finished the build while we waited.
       const ready = opts.force ? null : await readEnvironment(language);
-      return ready ?? buildEnvironment(language, progress);
+      return ready ?? buildEnvironment(language, opts.force ?? false, progress);
     },
   );
 }
 
 /** Builds into a temporary directory, writes the marker last, then renames into place. */
-async function buildEnvironment(language: EcosystemId, progress: Progress): Promise<Environment> {
+async function buildEnvironment(language: EcosystemId, force: boolean, progress: Progress): Promise<Environment> {
   await checkCanBuild();
   const root = rootfsRoot();
   const finalDir = rootfsDir(language);
@@ -115,14 +116,18 @@ async function buildEnvironment(language: EcosystemId, progress: Progress): Prom
   const mirror = await hostDebianMirror(DEBIAN_SUITE);
   const packages = debianPackages(language);
 
-  progress(`${language}: debootstrap ${DEBIAN_SUITE} (minbase) from ${mirror}`);
-  await step('debootstrap', ['debootstrap', '--variant=minbase', DEBIAN_SUITE, buildDir, mirror], 30 * 60_000);
+  const base = await ensureBaseArchive(mirror, force, progress);
+  progress(`${language}: unpacking the ${DEBIAN_SUITE} base system`);
+  await mkdir(buildDir);
+  await step('unpacking the base system', ['tar', '-xpf', base, '-C', buildDir], 10 * 60_000);
 
   progress(`${language}: installing ${packages.join(', ')}`);
   // apt needs writable /tmp for its _apt user; lists and downloaded .debs are dropped to keep the cache small.
+  // dpkg's fsync per file is skipped (unsafe-io): an interrupted build is thrown away anyway, and the tree is
+  // synced once before the marker is written.
   const install = [
     'apt-get update -qq',
-    `apt-get install -y -qq --no-install-recommends ${packages.join(' ')}`,
+    `apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io ${packages.join(' ')}`,
     'apt-get clean',
     'rm -rf /var/lib/apt/lists/*',
   ].join(' && ');
@@ -147,6 +152,7 @@ async function buildEnvironment(language: EcosystemId, progress: Progress): Prom
     debian,
     packages: managed,
   };
+  await step('sync', ['sync', '--file-system', buildDir], 10 * 60_000);
   await writeFile(path.join(buildDir, MARKER_FILE), `${JSON.stringify(marker, null, 1)}\n`);
 
   const oldDir = path.join(root, `.${language}.old`);
@@ -156,6 +162,36 @@ async function buildEnvironment(language: EcosystemId, progress: Progress): Prom
   await removeTree(oldDir);
   progress(`${language}: environment ready in ${marker.buildSeconds} s (${Object.keys(debian).length} Debian packages)`);
   return { language, dir: finalDir, marker };
+}
+
+/** Base archives made by this process: `--force` rebuilds the base once, not once per language. */
+const freshBases = new Set<string>();
+
+/**
+ * The minimal Debian every environment starts from (debootstrap minbase), kept as a tar archive so that each
+ * language's build unpacks it in seconds instead of running debootstrap again. Written atomically, like the
+ * environments, and keyed by suite and mirror.
+ */
+async function ensureBaseArchive(mirror: string, force: boolean, progress: Progress): Promise<string> {
+  const key = createHash('sha256').update(mirror).digest('hex').slice(0, 8);
+  const archive = path.join(rootfsRoot(), `.base-${DEBIAN_SUITE}-${key}.tar`);
+  if (existsSync(archive) && (!force || freshBases.has(archive))) return archive;
+  return withDirLock(
+    `${archive}.lock`,
+    (pid) => progress(`waiting for another envproof process (pid ${pid}) building the base system`),
+    async () => {
+      if (existsSync(archive) && (!force || freshBases.has(archive))) return archive;
+      const dir = `${archive}.building`;
+      await removeTree(dir);
+      progress(`debootstrap ${DEBIAN_SUITE} (minbase) from ${mirror}`);
+      await step('debootstrap', ['debootstrap', '--variant=minbase', DEBIAN_SUITE, dir, mirror], 30 * 60_000);
+      await step('archiving the base system', ['tar', '-cpf', `${archive}.part`, '-C', dir, '.'], 10 * 60_000);
+      await rename(`${archive}.part`, archive);
+      await removeTree(dir);
+      freshBases.add(archive);
+      return archive;
+    },
+  );
 }
 
 async function checkCanBuild(): Promise<void> {
