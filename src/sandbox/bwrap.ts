@@ -9,7 +9,6 @@ import { DEFAULT_LIMITS, prlimitArgs, type SandboxLimits } from './limits.js';
 import { baselineOf, MARKER_FILE, type Environment } from './rootfs.js';
 import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline } from './types.js';
 
-
 /** Top-level rootfs entries that are not bound: bwrap provides fresh /dev, /proc, /tmp; homes stay invisible. */
 const NOT_BOUND = new Set(['dev', 'proc', 'sys', 'tmp', 'root', 'home', MARKER_FILE]);
 
