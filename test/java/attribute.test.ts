@@ -13,8 +13,9 @@ import { pins, workspace, type Workspace } from './helpers.js';
 
 const NO_INSTALL: InstallResult = { installed: [], commands: [], durationMs: 0 };
 
-async function writeJar(file: string, pom?: { g: string; a: string; v: string }): Promise<string> {
+async function writeJar(file: string, pom?: { g: string; a: string; v: string }, classes: string[] = []): Promise<string> {
   const entries: Record<string, Uint8Array> = { 'META-INF/MANIFEST.MF': strToU8('Manifest-Version: 1.0\n') };
+  for (const c of classes) entries[c] = new Uint8Array([0xca, 0xfe, 0xba, 0xbe]);
   if (pom) entries[`META-INF/maven/${pom.g}/${pom.a}/pom.properties`] = strToU8(`groupId=${pom.g}\nartifactId=${pom.a}\nversion=${pom.v}\n`);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, zipSync(entries));
@@ -35,6 +36,8 @@ describe('Java D3 attribution', () => {
       loaded: await writeJar(path.join(deps, 'renamed.jar'), { g: 'org.used', a: 'used-lib', v: '1.4.0' }),
       openedOnly: await writeJar(path.join(deps, 'idle-lib-2.0.jar'), { g: 'org.idle', a: 'idle-lib', v: '2.0' }),
       noMetadata: await writeJar(path.join(deps, 'bare-3.1.jar')),
+      // never opened itself: its class was loaded from the project's fat jar, which bundles it
+      bundled: await writeJar(path.join(deps, 'bundled-0.9.jar'), { g: 'org.b', a: 'bundled', v: '0.9' }, ['org/b/Z.class', 'org/b/Z$Inner.class']),
       copiedByBuild: await writeJar(path.join(target, 'lib', 'lib-in-target-5.0.jar'), { g: 'org.t', a: 'lib-in-target', v: '5.0' }),
       ownJar: await writeJar(path.join(target, 'app-1.0.jar'), { g: 'demo', a: 'app', v: '1.0' }),
     };
@@ -52,6 +55,8 @@ describe('Java D3 attribution', () => {
         line('bare.X', `jar:file:${jars.noMetadata}!/`),
         line('org.t.T', `file:${jars.copiedByBuild}`),
         line('demo.Packaged', `file:${jars.ownJar}`),
+        line('org.b.Z', `file:${jars.ownJar}`),
+        line('org.b.Z$Inner', `file:${jars.ownJar}`),
       ].join('\n'),
     );
     const files = new Set([
@@ -68,8 +73,8 @@ describe('Java D3 attribution', () => {
   });
   after(() => ws?.dispose());
 
-  it('traced (loaded): jars classes came from, named by pom.properties or file name', () => {
-    assert.deepEqual(pins(result.traced), ['bare@3.1', 'lib-in-target@5.0', 'used-lib@1.4.0']);
+  it('traced (loaded): jars classes came from, named by pom.properties or file name; fat-JAR classes by the jar holding them', () => {
+    assert.deepEqual(pins(result.traced), ['bare@3.1', 'bundled@0.9', 'lib-in-target@5.0', 'used-lib@1.4.0']);
     assert.equal(result.traced.find((d) => d.name === 'used-lib')?.id, 'org.used:used-lib');
     assert.equal(result.traced.find((d) => d.name === 'bare')?.id, undefined, 'no groupId without pom.properties');
   });
@@ -84,6 +89,7 @@ describe('Java D3 attribution', () => {
     assert.deepEqual(result.evidence['used-lib'], [`${jars.loaded}: 2 classes loaded (e.g. org.used.A)`]);
     assert.deepEqual(result.evidence['idle-lib'], [`${jars.openedOnly}: opened, but no class was loaded from it`]);
     assert.equal(result.evidence['app'], undefined);
+    assert.deepEqual(result.evidence['bundled'], [`${jars.ownJar}: 2 classes of bundled-0.9.jar loaded from the project's bundled jar (e.g. org.b.Z)`]);
   });
 
   it('without a class-load log, traced falls back to the opened jars', async () => {

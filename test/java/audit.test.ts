@@ -156,6 +156,18 @@ describe('Java audit', { concurrency: true }, () => {
       assert.equal(a.trace.run.stdout.trim(), 'ENVPROOF !!!');
     });
 
+    it('--run of the fat JAR itself: classes are still attributed, through the copied jars holding them', async () => {
+      const logs = path.join(a.ws.ctx.envDir, 'java', 'class-load');
+      await rm(logs, { recursive: true, force: true });
+      await mkdir(logs);
+      const run = java.userRun('java -jar target/shaded-app-2.0.0.jar', a.ws.ctx, a.install);
+      const t = await trace(a.ws, run, 'fat');
+      assert.equal(t.run.stdout.trim(), 'ENVPROOF !!!');
+      const d3 = await java.attribute(t.files, a.ws.ctx, a.install);
+      assert.deepEqual(pins(d3.traced), ['commons-lang3@3.14.0']);
+      assert.deepEqual(d3.alternatives?.opened, [], "the paper's way sees one jar, the project's own");
+    });
+
     it('D2 has both declared jars; D3 only commons-lang3, never the project jar', () => {
       assert.deepEqual(pins(a.install.installed), ['commons-lang3@3.14.0', 'gson@2.10.1']);
       assert.deepEqual(pins(a.d3.traced), ['commons-lang3@3.14.0']);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
-import { countClassesByJar, jarOfSource } from '../../src/ecosystems/java/class-load-log.js';
+import { classesByJar, jarOfSource } from '../../src/ecosystems/java/class-load-log.js';
 import { installedLayer, parseDependencyList } from '../../src/ecosystems/java/dependency-list.js';
 import { identifyJar, identityFromFileName, parseManifest } from '../../src/ecosystems/java/jar.js';
 import { classifyMavenFailure, errorSummary } from '../../src/ecosystems/java/maven.js';
@@ -62,7 +62,7 @@ describe('class-load log', () => {
     assert.equal(jarOfSource('__JVM_LookupDefineClass__'), null);
   });
 
-  it('counts classes per jar and keeps the first as an example', () => {
+  it('lists the classes loaded from each jar, in load order', () => {
     const log = [
       '[0.047s][info][class,load] java.lang.Object source: shared objects file',
       '[0.092s][info][class,load] demo.App source: file:/p/target/classes/',
@@ -71,10 +71,9 @@ describe('class-load log', () => {
       '[0.2s][info][class,load] org.x.Y source: jar:file:/d/x-1.jar!/',
       '[0.3s][info][class,load] jdk.internal.Lambda$1/0x01 source: demo.App',
     ].join('\n');
-    const counts = countClassesByJar(log);
-    assert.deepEqual([...counts.entries()], [
-      ['/d/gson-2.10.1.jar', { classes: 2, example: 'com.google.gson.Gson' }],
-      ['/d/x-1.jar', { classes: 1, example: 'org.x.Y' }],
+    assert.deepEqual([...classesByJar(log).entries()], [
+      ['/d/gson-2.10.1.jar', ['com.google.gson.Gson', 'com.google.gson.JsonElement']],
+      ['/d/x-1.jar', ['org.x.Y']],
     ]);
   });
 });

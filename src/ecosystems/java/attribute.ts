@@ -1,8 +1,9 @@
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Dependency } from '../../core/types.js';
 import type { AttributionResult, AuditContext } from '../types.js';
 import { readClassLoadLogs } from './class-load-log.js';
-import { identifyJar } from './jar.js';
+import { identifyJar, listJarEntries } from './jar.js';
 import { javaLayout } from './layout.js';
 
 /** The two Java D3 layers: jars opened during the run (the paper's), jars classes were loaded from (the default). */
@@ -15,6 +16,20 @@ async function javaHome(ctx: AuditContext): Promise<string | undefined> {
   return /^\s*java\.home = (.+)$/m.exec(r.stderr)?.[1]?.trim();
 }
 
+/** Class file name → the copied dependency jar (path as seen inside) that holds it. */
+async function dependencyClassIndex(ctx: AuditContext): Promise<Map<string, string>> {
+  const inside = javaLayout(ctx).dependencyJars;
+  const hostDir = ctx.sandbox.toHost(inside);
+  const index = new Map<string, string>();
+  if (!hostDir) return index;
+  for (const name of (await readdir(hostDir).catch(() => [] as string[])).filter((n) => n.endsWith('.jar')).sort()) {
+    for (const entry of await listJarEntries(path.join(hostDir, name)).catch(() => [] as string[])) {
+      if (entry.endsWith('.class') && !index.has(entry)) index.set(entry, path.posix.join(inside, name));
+    }
+  }
+  return index;
+}
+
 /**
  * D3 for Java. `traced` is the class-level layer when a class-load log exists (the run started a JVM with the
  * logging option), else the opened jars; both are in `alternatives` so the caller can choose (`--java-attribution`).
@@ -22,9 +37,10 @@ async function javaHome(ctx: AuditContext): Promise<string | undefined> {
 export async function attributeJava(files: ReadonlySet<string>, ctx: AuditContext): Promise<AttributionResult> {
   const layout = javaLayout(ctx);
   const jdk = await javaHome(ctx);
-  // The project's own jars lie directly in target/; dependencies a build copies to target/lib/ and the like still count.
-  const isDependencyJar = (p: string) =>
-    p.toLowerCase().endsWith('.jar') && !(jdk && p.startsWith(`${jdk}/`)) && path.posix.dirname(p) !== layout.projectTarget;
+  const isJar = (p: string) => p.toLowerCase().endsWith('.jar') && !(jdk && p.startsWith(`${jdk}/`));
+  // The project's own jars lie directly in target/; dependencies a build copies to target/lib/ and the like count.
+  const isProjectJar = (p: string) => path.posix.dirname(p) === layout.projectTarget;
+  const isDependencyJar = (p: string) => isJar(p) && !isProjectJar(p);
 
   const identities = new Map<string, Dependency>();
   const identify = async (jar: string): Promise<Dependency> => {
@@ -41,26 +57,48 @@ export async function attributeJava(files: ReadonlySet<string>, ctx: AuditContex
   const cite = (name: string, line: string) => (evidence[name] ??= []).push(line);
 
   const hostLogs = ctx.sandbox.toHost(layout.classLoadLogs);
-  const counts = hostLogs ? await readClassLoadLogs(hostLogs) : null;
+  const byJar = hostLogs ? await readClassLoadLogs(hostLogs) : null;
   const loaded: Dependency[] = [];
-  for (const [jar, count] of [...(counts ?? new Map())].filter(([jar]) => isDependencyJar(jar))) {
-    const dep = await identify(jar);
-    loaded.push(dep);
-    cite(dep.name, `${jar}: ${count.classes} classes loaded (e.g. ${count.example})`);
+  const fromProjectJars: { jar: string; className: string }[] = [];
+  for (const [jar, classes] of byJar ?? []) {
+    if (isDependencyJar(jar)) {
+      const dep = await identify(jar);
+      loaded.push(dep);
+      cite(dep.name, `${jar}: ${classes.length} classes loaded (e.g. ${classes[0]})`);
+    } else if (isJar(jar)) {
+      fromProjectJars.push(...classes.map((className) => ({ jar, className })));
+    }
+  }
+  // A fat JAR run with --run: its bundled classes are attributed to the dependency jar holding the same class file.
+  if (fromProjectJars.length) {
+    const index = await dependencyClassIndex(ctx);
+    const bundled = new Map<string, { from: string; classes: string[] }>();
+    for (const { jar, className } of fromProjectJars) {
+      const owner = index.get(`${className.replace(/\./g, '/')}.class`);
+      if (!owner) continue; // the project's own class
+      const entry = bundled.get(owner) ?? { from: jar, classes: [] };
+      entry.classes.push(className);
+      bundled.set(owner, entry);
+    }
+    for (const [owner, { from, classes }] of bundled) {
+      const dep = await identify(owner);
+      loaded.push(dep);
+      cite(dep.name, `${from}: ${classes.length} classes of ${path.posix.basename(owner)} loaded from the project's bundled jar (e.g. ${classes[0]})`);
+    }
   }
 
   const opened: Dependency[] = [];
   for (const jar of [...files].filter(isDependencyJar).sort()) {
     const dep = await identify(jar);
     opened.push(dep);
-    if (counts && !counts.has(jar)) cite(dep.name, `${jar}: opened, but no class was loaded from it`);
-    else if (!counts) cite(dep.name, `${jar}: opened`);
+    if (byJar && !byJar.has(jar)) cite(dep.name, `${jar}: opened, but no class was loaded from it`);
+    else if (!byJar) cite(dep.name, `${jar}: opened`);
   }
 
   return {
-    traced: counts ? loaded : opened,
+    traced: byJar ? loaded : opened,
     evidence,
-    alternatives: counts ? { opened, loaded } : { opened },
+    alternatives: byJar ? { opened, loaded } : { opened },
   };
 }
 

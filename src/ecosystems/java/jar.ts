@@ -9,6 +9,18 @@ export async function readJarEntries(file: string, wanted: (name: string) => boo
   return new Map(Object.entries(entries).map(([name, bytes]) => [name, strFromU8(bytes)]));
 }
 
+/** Every entry name of a zip/jar, read from its central directory without inflating anything. */
+export async function listJarEntries(file: string): Promise<string[]> {
+  const names: string[] = [];
+  unzipSync(new Uint8Array(await readFile(file)), {
+    filter: (f) => {
+      names.push(f.name);
+      return false;
+    },
+  });
+  return names;
+}
+
 /** Main attributes of a JAR manifest; continuation lines (starting with a space) are joined. */
 export function parseManifest(text: string): Map<string, string> {
   const unfolded = text.replace(/\r\n?/g, '\n').replace(/\n /g, '');
