@@ -1,7 +1,7 @@
 import { mkdir, statfs } from 'node:fs/promises';
 import { runProcess } from '../core/process.js';
 import { bwrapWorks } from './probe.js';
-import { commandExists, MIN_FREE_BYTES, rootfsRoot } from './rootfs.js';
+import { commandExists, MIN_FREE_BYTES, rootfsRoot, sudoBuildCommand } from './rootfs.js';
 
 export interface DoctorCheck {
   name: string;
@@ -52,7 +52,7 @@ export async function doctorChecks(): Promise<DoctorCheck[]> {
     name: 'root',
     ok: isRoot,
     detail: isRoot ? 'running as root: environments can be built' : 'not root: debootstrap cannot build environments',
-    fix: isRoot ? undefined : 'sudo envproof env build all',
+    fix: isRoot ? undefined : sudoBuildCommand('all'),
   });
 
   await mkdir(rootfsRoot(), { recursive: true }).catch(() => {});

@@ -164,6 +164,11 @@ async function buildEnvironment(language: EcosystemId, force: boolean, progress:
   return { language, dir: finalDir, marker };
 }
 
+/** The build command for a user who is not root; root's cache directory would be elsewhere, so it is passed on. */
+export function sudoBuildCommand(what: string): string {
+  return `sudo ENVPROOF_CACHE_DIR=${cacheRoot()} envproof env build ${what}`;
+}
+
 /** Base archives made by this process: `--force` rebuilds the base once, not once per language. */
 const freshBases = new Set<string>();
 
@@ -198,7 +203,7 @@ async function checkCanBuild(): Promise<void> {
   if (process.getuid?.() !== 0) {
     throw new EnvproofError(
       'building a root filesystem needs root (debootstrap creates device nodes and file owners)',
-      'run `sudo envproof env build <language>` once, or use --sandbox host',
+      `run \`${sudoBuildCommand('<language>')}\` once, or use --sandbox host`,
     );
   }
   const missing = ['debootstrap', 'bwrap'].filter((c) => !commandExists(c));
