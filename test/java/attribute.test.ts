@@ -87,6 +87,7 @@ describe('Java D3 attribution', () => {
 
   it('evidence: class counts, and jars opened without a class', () => {
     assert.deepEqual(result.evidence['used-lib'], [`${jars.loaded}: 2 classes loaded (e.g. org.used.A)`]);
+    assert.deepEqual(result.evidence['bare'], [`${jars.noMetadata}: 1 class loaded (e.g. bare.X)`]);
     assert.deepEqual(result.evidence['idle-lib'], [`${jars.openedOnly}: opened, but no class was loaded from it`]);
     assert.equal(result.evidence['app'], undefined);
     assert.deepEqual(result.evidence['bundled'], [`${jars.ownJar}: 2 classes of bundled-0.9.jar loaded from the project's bundled jar (e.g. org.b.Z)`]);

@@ -10,6 +10,8 @@ import { javaLayout } from './layout.js';
 export const JAVA_ATTRIBUTIONS = ['loaded', 'opened'] as const;
 export type JavaAttribution = (typeof JAVA_ATTRIBUTIONS)[number];
 
+const classCount = (n: number) => `${n} ${n === 1 ? 'class' : 'classes'}`;
+
 /** The JDK's own directory: its jars are not dependencies. */
 async function javaHome(ctx: AuditContext): Promise<string | undefined> {
   const r = await ctx.sandbox.exec({ argv: ['java', '-XshowSettings:properties', '-version'], cwd: ctx.envDir, timeoutMs: 60_000, network: false });
@@ -60,13 +62,13 @@ export async function attributeJava(files: ReadonlySet<string>, ctx: AuditContex
   const byJar = hostLogs ? await readClassLoadLogs(hostLogs) : null;
   const loaded: Dependency[] = [];
   const fromProjectJars: { jar: string; className: string }[] = [];
-  for (const [jar, classes] of byJar ?? []) {
+  for (const [jar, loadedClasses] of byJar ?? []) {
     if (isDependencyJar(jar)) {
       const dep = await identify(jar);
       loaded.push(dep);
-      cite(dep.name, `${jar}: ${classes.length} classes loaded (e.g. ${classes[0]})`);
+      cite(dep.name, `${jar}: ${classCount(loadedClasses.length)} loaded (e.g. ${loadedClasses[0]})`);
     } else if (isJar(jar)) {
-      fromProjectJars.push(...classes.map((className) => ({ jar, className })));
+      fromProjectJars.push(...loadedClasses.map((className) => ({ jar, className })));
     }
   }
   // A fat JAR run with --run: its bundled classes are attributed to the dependency jar holding the same class file.
@@ -80,10 +82,10 @@ export async function attributeJava(files: ReadonlySet<string>, ctx: AuditContex
       entry.classes.push(className);
       bundled.set(owner, entry);
     }
-    for (const [owner, { from, classes }] of bundled) {
+    for (const [owner, { from, classes: names }] of bundled) {
       const dep = await identify(owner);
       loaded.push(dep);
-      cite(dep.name, `${from}: ${classes.length} classes of ${path.posix.basename(owner)} loaded from the project's bundled jar (e.g. ${classes[0]})`);
+      cite(dep.name, `${from}: ${classCount(names.length)} of ${path.posix.basename(owner)} loaded from the project's bundled jar (e.g. ${names[0]})`);
     }
   }
 
