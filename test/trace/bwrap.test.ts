@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { bwrapWorks } from '../../src/sandbox/probe.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { traceRun } from '../../src/trace/index.js';
 import { buildEnvironment } from '../sandbox/helpers.js';
-import { assertOpensScenario, request } from './scenario.js';
+import { assertOpensScenario, request, scratchDir } from './scenario.js';
 
 /** The tracer runs the root filesystem's own strace inside bubblewrap; paths are the inside view. */
 describe('tracing inside the bwrap sandbox (python environment)', { skip: !bwrapWorks().ok && 'bubblewrap cannot run here' }, () => {
   const sandbox = (): Promise<Sandbox> =>
-    createSandbox({ backend: 'bwrap', language: 'python', hostWorkDir: mkdtempSync(path.join(tmpdir(), 'envproof-trace-bwrap-')) });
+    createSandbox({ backend: 'bwrap', language: 'python', hostWorkDir: scratchDir() });
 
   before(() => buildEnvironment('python'));
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { EnvproofError, UsageError } from '../../src/core/errors.js';
 import { parseStraceLog, StraceLogParser, type ParsedTrace } from '../../src/trace/index.js';
+import { scratchDir } from './scenario.js';
 
 function parse(log: string, cwd = '/work'): ParsedTrace {
   const parser = new StraceLogParser(cwd);
@@ -230,8 +230,7 @@ test('a process whose parent never appears uses the AT_FDCWD annotation for its 
 });
 
 test('parseStraceLog streams a file, including a last line without newline', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'envproof-parse-'));
-  const file = path.join(dir, 'log');
+  const file = path.join(scratchDir(), 'log');
   const body = Array.from({ length: 5000 }, (_, i) => `5 openat(AT_FDCWD</r>, "d/f${i % 7}", O_RDONLY) = 3`);
   writeFileSync(file, body.join('\n') + '\n5 +++ exited with 0 +++');
   const r = await parseStraceLog(file, '/r');

@@ -1,7 +1,9 @@
 /** What the real-strace tests share between sandboxes: the request, the opens scenario, a liveness check. */
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '../../src/core/process.js';
 import { cleanEnvironment, HostSandbox } from '../../src/sandbox/host.js';
@@ -10,6 +12,15 @@ import { traceRun, type TraceRequest } from '../../src/trace/index.js';
 import { processesWith } from '../sandbox/helpers.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
+
+/** Everything the tests write goes under this directory, removed when the test file ends. */
+const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), 'envproof-trace-')));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A fresh directory with a symlink-free path. */
+export function scratchDir(): string {
+  return mkdtempSync(path.join(scratch, 'w-'));
+}
 
 export function request(sb: Sandbox, argv: string[], timeoutMs = 60_000): TraceRequest {
   return { argv, cwd: sb.workDir, timeoutMs, network: false, logPath: path.join(sb.workDir, 'strace.log') };

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { InsideRealpath, withSymlinkTargets } from '../../src/trace/symlinks.js';
+import { scratchDir } from './scenario.js';
 
 /** A fake root filesystem on the host; `/hidden` inside it is not visible from the host. */
 function fakeRoot(): { root: string; toHost: (p: string) => string | null } {
-  const root = mkdtempSync(path.join(tmpdir(), 'envproof-rootfs-'));
+  const root = scratchDir();
   for (const dir of ['usr/bin', 'usr/lib/py', 'opt/v2', 'loop']) mkdirSync(path.join(root, dir), { recursive: true });
   writeFileSync(path.join(root, 'usr/bin/python3.11'), '');
   writeFileSync(path.join(root, 'usr/lib/py/mod.py'), '');

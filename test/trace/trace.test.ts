@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { HostSandbox } from '../../src/sandbox/host.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { traceRun } from '../../src/trace/index.js';
-import { assertOpensScenario, NoPidNamespaceSandbox, request, sleeperAlive, uniqueSleep } from './scenario.js';
+import { assertOpensScenario, NoPidNamespaceSandbox, request, scratchDir, sleeperAlive, uniqueSleep } from './scenario.js';
 
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
 function sandbox(): HostSandbox {
-  return new HostSandbox('python', realpathSync(mkdtempSync(path.join(tmpdir(), 'envproof-trace-'))));
+  return new HostSandbox('python', scratchDir());
 }
 
 test('a real program: relative opens after chdir, symlinks, dirfd, a child, a failed open, an exec', { timeout: 120_000 }, async () => {
