@@ -208,9 +208,11 @@ export class ResultsStore {
 
   /** The runs that have ended (status `done`): runs being recorded or lost to infrastructure are left out. */
   runs(): StoredRun[] {
-    const rows = this.db
-      .prepare("SELECT * FROM runs WHERE status = 'done' ORDER BY source, agent, language, task_id, trial")
-      .all() as RunRow[];
+    return this.selectRuns("WHERE status = 'done'");
+  }
+
+  private selectRuns(where: string): StoredRun[] {
+    const rows = this.db.prepare(`SELECT * FROM runs ${where} ORDER BY source, agent, language, task_id, trial`).all() as RunRow[];
     return rows.map((row) => {
       if (!(ECOSYSTEM_IDS as readonly string[]).includes(row.language)) {
         throw new EnvproofError(`${this.file}: run of unknown language ${row.language}`);
@@ -247,8 +249,7 @@ export class ResultsStore {
 
   /** Every run, whatever its status (for inspection and export). */
   allRuns(): StoredRun[] {
-    const rows = this.db.prepare('SELECT * FROM runs ORDER BY source, agent, language, task_id, trial').all() as RunRow[];
-    return rows.map(fromRow);
+    return this.selectRuns('');
   }
 
   /** The status of one run, or undefined when it has not been started. */
