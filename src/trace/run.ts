@@ -1,6 +1,7 @@
 /** `traceRun`: runs a program under strace inside a sandbox and reports what it opened and executed. */
 import { randomUUID } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { tail } from '../core/process.js';
 import type { ExecResult } from '../sandbox/types.js';
@@ -21,6 +22,7 @@ export const traceRun: Tracer = async (sandbox, req) => {
     throw new EnvproofError(`the strace log path ${logPath} is not visible from the host`, 'put the log in the sandbox work directory');
   }
   const features = await straceFeatures(sandbox);
+  mkdirSync(path.dirname(hostLog), { recursive: true });
   rmSync(hostLog, { force: true }); // the watcher below must not read a previous run's log
   const marker = randomUUID();
   const started = Date.now();

@@ -38,6 +38,14 @@ test('the run ends with the program: a background child it leaves is killed, not
   assert.ok(r.execs.includes('/usr/bin/sleep') || r.execs.includes('/bin/sleep'), r.execs.join(' '));
 });
 
+test('the log may go to a directory that does not exist yet', { timeout: 60_000 }, async () => {
+  const sb = sandbox();
+  const r = await traceRun(sb, { ...request(sb, ['cat', 'opens-nothing-else.txt']), logPath: path.join(sb.workDir, 'logs/deep/strace.log') });
+  assert.equal(r.run.exitCode, 1, 'cat fails: the file is missing');
+  assert.ok(!r.files.has(path.join(sb.workDir, 'opens-nothing-else.txt')));
+  assert.ok(existsSync(path.join(sb.hostWorkDir, 'logs/deep/strace.log')));
+});
+
 test('a program that cannot be started is reported as a spawn error', { timeout: 60_000 }, async () => {
   const sb = sandbox();
   const r = await traceRun(sb, request(sb, ['/nonexistent/program']));
