@@ -59,7 +59,7 @@ try {
     // Private caches inside the shared cache mount, so that each first install starts from an empty cache.
     const cacheEffect = async (language: 'python' | 'javascript', label: string, cacheVar: string, steps: (dir: string) => string[][]) => {
       if ((await inspectEnvironment(language)).status !== 'ready') return console.log(`${label}: ${language} environment not built`);
-      const cache = `/envproof/cache/bench-${language}-${process.pid}`;
+      const cache = `/envproof/cache/${language === 'python' ? 'pip' : 'npm'}/bench-${process.pid}`;
       const install = async (name: string) => {
         const sb = await createSandbox({ backend: 'bwrap', language, hostWorkDir: workDir(name) });
         let last = 0;

@@ -52,17 +52,24 @@ export const SANDBOX_UID = 65534;
 
 /**
  * Makes the work directory (with whatever envproof put there since the last run) belong to the sandbox's user,
- * and creates the shared caches; their top directories are enough, since only that user writes inside them.
+ * and creates the shared caches. Only the caches' subdirectories are handed over: the top stays root's, so a
+ * program cannot swap a cache directory for a symlink; and symlinks a program left are never followed.
  */
 export async function prepareWritableDirs(workDir: string, uid: number | undefined): Promise<void> {
   await mkdir(path.join(workDir, 'home'), { recursive: true });
-  const cacheDirs = [sandboxCacheDir(), ...['pip', 'npm', 'm2'].map((sub) => path.join(sandboxCacheDir(), sub))];
+  const top = sandboxCacheDir();
+  const cacheDirs = ['pip', 'npm', 'm2'].map((sub) => path.join(top, sub));
   for (const d of cacheDirs) await mkdir(d, { recursive: true });
   if (uid === undefined) return;
   const owner = `${uid}:${uid}`;
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  for (const argv of [['chown', '-R', owner, workDir], ['chown', owner, ...cacheDirs]]) {
+  const steps = [
+    ['chown', '--recursive', '-P', '--no-dereference', owner, workDir],
+    ['chown', '--no-dereference', '0:0', top],
+    ['chown', '--no-dereference', owner, ...cacheDirs],
+  ];
+  for (const argv of steps) {
     const r = await runProcess(argv, { env, timeoutMs: 120_000 });
-    if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${argv[3]} to the sandbox user`, undefined, r.stderr);
+    if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${argv.at(-1)} to the sandbox user`, undefined, r.stderr);
   }
 }

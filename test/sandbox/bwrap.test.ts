@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -75,6 +75,23 @@ describe('bwrap sandbox (python environment)', () => {
     assert.equal(got.environ.HOME, path.join(sb.workDir, 'home'));
     assert.equal(treeFingerprint(sb.rootOnHost), before, 'the root filesystem is unchanged');
     rmSync(secretDir, { recursive: true, force: true });
+  });
+
+  it('never hands a host file to the sandbox user through a symlink the program left', async () => {
+    const sb = await sandbox('symlinks');
+    const target = path.join(scratch, 'root-owned.txt');
+    writeFileSync(target, 'root');
+    const plant = await sb.exec({
+      argv: ['sh', '-c', `ln -s ${target} evil; mv /envproof/cache/pip /envproof/cache/moved || exit 3; ln -s /etc /envproof/cache/pip`],
+      cwd: sb.workDir,
+      network: true,
+      timeoutMs: 30_000,
+    });
+    assert.equal(plant.exitCode, 3, 'the cache directories cannot be swapped for symlinks');
+    // The next run hands the work directory (with the planted symlink) to the sandbox user again.
+    assert.equal((await sb.exec({ argv: ['true'], cwd: sb.workDir, network: false, timeoutMs: 30_000 })).exitCode, 0);
+    assert.equal(statSync(target).uid, process.getuid?.());
+    assert.equal(lstatSync(path.join(sb.workDir, 'evil')).isSymbolicLink(), true);
   });
 
   it('contains a fork bomb with the process limit', async () => {
