@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { nameSet, uniqueDependencies } from '../core/names.js';
 import type { Dependency, EcosystemId } from '../core/types.js';
-import { NoEntryPointError } from '../core/errors.js';
+import { EnvproofError, InfrastructureError, NoEntryPointError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
 import { gapSets, projectMetrics } from '../metrics/project.js';
@@ -49,6 +49,16 @@ function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string
   };
 }
 
+/** Failures of the sandbox or the tracer are the machinery's, not the project's. */
+async function asInfrastructure<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof EnvproofError && !(err instanceof InfrastructureError)) throw new InfrastructureError(err.message, err.hint, err.details);
+    throw err;
+  }
+}
+
 /** The ecosystem's own entry point, else the command the README's run section gives. */
 async function entryPoint(module: EcosystemModule, ctx: AuditContext, install: InstallResult, hostProject: string): Promise<RunChoice> {
   try {
@@ -84,7 +94,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
   if (opts.keep) opts.progress(`work directory (kept): ${work.root}`);
   let sandbox: Sandbox | undefined;
   try {
-    sandbox = await createSandbox({ backend: opts.sandbox, language: module.id, hostWorkDir: work.root, progress: opts.progress });
+    sandbox = await asInfrastructure(createSandbox({ backend: opts.sandbox, language: module.id, hostWorkDir: work.root, progress: opts.progress }));
     const insideWork = sandbox.workDir;
     const ctx: AuditContext = {
       sandbox,
@@ -106,14 +116,14 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
 
     const choice = opts.run ? module.userRun(opts.run, ctx, install) : await entryPoint(module, ctx, install, work.project);
     opts.progress(`tracing ${shellQuote(choice.argv)} (${choice.reason})`);
-    const trace = await traceRun(sandbox, {
+    const trace = await asInfrastructure(traceRun(sandbox, {
       argv: choice.argv,
       cwd: ctx.projectDir,
       env: choice.env,
       timeoutMs: ctx.timeoutMs,
       network: false,
       logPath: path.posix.join(ctx.envDir, 'trace.strace'),
-    });
+    }));
     lap('run');
 
     opts.progress('attributing traced files to packages (D3)');

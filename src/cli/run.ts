@@ -47,6 +47,8 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .addOption(new Option('--sandbox <backend>', 'where projects are installed and run').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--timeout <seconds>', 'time limit of each program run', positiveInt('--timeout', 1), 120)
     .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
+    .option('--retries <n>', 'retries of an infrastructure failure (sandbox, registry, model API) before a run is set aside', positiveInt('--retries', 0), 2)
+    .option('--retry-delay <seconds>', 'wait before the first retry (doubling after)', positiveInt('--retry-delay', 0), 5)
     .option('--store <path>', 'results store (SQLite)', DEFAULT_STORE)
     .option('--json', 'print the summary as JSON')
     .option('-q, --quiet', 'no progress lines')
@@ -54,7 +56,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       'after',
       '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nExit codes: 0 every run ended, 1 some runs were set aside after infrastructure failures, 2 error.',
     )
-    .action(async (o: { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; agentTimeout: number; store: string; json?: boolean; quiet?: boolean }) => {
+    .action(async (o: { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
@@ -70,8 +72,8 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           sandbox: o.sandbox,
           runTimeoutSec: o.timeout,
           agentTimeoutSec: o.agentTimeout,
-          infraRetries: 2,
-          retryDelaySec: 5,
+          infraRetries: o.retries,
+          retryDelaySec: o.retryDelay,
           onProgress: o.quiet ? () => {} : (e) => process.stderr.write(`${progressLine(e)}\n`),
         });
         const c = summary.counts;

@@ -34,7 +34,7 @@ export interface ProtocolOptions {
   agentTimeoutSec: number;
   /** How often an infrastructure failure is retried before the run is set aside. */
   infraRetries: number;
-  /** Seconds to wait before each retry. */
+  /** Seconds to wait before the first retry; each further retry waits twice as long. */
   retryDelaySec: number;
   workRoot?: string;
   progress(phase: string): void;
@@ -153,7 +153,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       const agentStarted = performance.now();
       let turn: AgentTurnResult = { status: 'unavailable', reason: 'not started' };
       for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
-        if (attempt > 0) await sleep(opts.retryDelaySec * attempt);
+        if (attempt > 0) await sleep(opts.retryDelaySec * 2 ** (attempt - 1));
         turn = await withTimeout(
           plan.agent
             .turn({ taskId: plan.task.id, language: plan.language, trial: plan.trial, round, prompt, taskPrompt, workspace, error: lastFailure, timeoutMs: opts.agentTimeoutSec * 1000 })
@@ -188,7 +188,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       } else {
         opts.progress(`executing attempt ${round}`);
         for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
-          if (attempt > 0) await sleep(opts.retryDelaySec * attempt);
+          if (attempt > 0) await sleep(opts.retryDelaySec * 2 ** (attempt - 1));
           const outcome = await executeAttempt(workspace, { language: plan.language, sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} });
           report = outcome.report;
           failure = outcome.success ? undefined : outcome.failure;

@@ -116,3 +116,19 @@ describe('envproof run on compiled languages (real Maven, real CMake)', { concur
     assert.deepEqual(cpp.run.traced, ['zlib'], 'libz.so.1 is attributed to the CMake package ZLIB');
   });
 });
+
+describe('infrastructure failures', () => {
+  test('a sandbox that cannot start sets the run aside, never counted against the agent', () => {
+    const store = tempStore();
+    const r = runProtocolCli(store, '--agent', `scripted:${path.join(FIXTURES, 'never-converges.yaml')}`, '--tasks', 'p_01', '--languages', 'python',
+      '--sandbox', 'docker', '--retries', '1', '--retry-delay', '0');
+    // runProtocolCli passes --sandbox host first; the later --sandbox docker wins.
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stdout, /1 set aside \(infrastructure\)/);
+    const [entry] = readStore(store);
+    assert.equal(entry!.run.status, 'infrastructure-failed');
+    assert.equal(entry!.attempts.length, 0, 'no attempt is recorded as the agent failing');
+    const report = runCli(['report', '--store', store, '--format', 'json']);
+    assert.match(report.stderr, /holds no runs/, 'the report counts no run');
+  });
+});
