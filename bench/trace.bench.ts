@@ -159,12 +159,12 @@ async function writeSyntheticLog(file: string, lines: number): Promise<void> {
         break;
     }
     if (chunk.length >= 10_000) {
-      if (!out.write(chunk.join('\n') + '\n')) await new Promise((r) => out.once('drain', r));
+      if (!out.write(chunk.join('\n') + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
       chunk = [];
     }
   }
   out.end(chunk.join('\n') + '\n');
-  await new Promise((r) => out.once('finish', r));
+  await new Promise<void>((r) => out.once('finish', () => r()));
 }
 
 async function parsing(): Promise<void> {
