@@ -24,7 +24,7 @@ function layers(stdout: string): Record<string, string[]> {
 /** The same audit under host and under bwrap: equal layers where the clean environment has what is needed. */
 describe('audits under bwrap and under host', () => {
   before(() => {
-    for (const language of ['python', 'javascript', 'cpp']) buildEnvironment(language);
+    for (const language of ['python', 'javascript', 'java', 'cpp']) buildEnvironment(language);
   });
 
   it('python: the same three layers', () => {
@@ -44,6 +44,15 @@ describe('audits under bwrap and under host', () => {
     const expected = { declared: ['is-odd'], installed: ['is-number', 'is-odd'], traced: ['is-number', 'is-odd'] };
     const host = audit('js-app', 'host');
     const bwrap = audit('js-app', 'bwrap');
+    assert.deepEqual(layers(host.stdout), expected, host.stderr);
+    assert.deepEqual(layers(bwrap.stdout), expected, bwrap.stderr);
+  });
+
+  it('java: the same three layers', () => {
+    // By hand: gson 2.10.1 declares no dependencies of its own, and Main uses it.
+    const expected = { declared: ['gson'], installed: ['gson'], traced: ['gson'] };
+    const host = audit('java-app', 'host');
+    const bwrap = audit('java-app', 'bwrap');
     assert.deepEqual(layers(host.stdout), expected, host.stderr);
     assert.deepEqual(layers(bwrap.stdout), expected, bwrap.stderr);
   });
