@@ -94,6 +94,8 @@ export function classifyMavenFailure(output: string): MavenFailure {
  * wrong version (no-matching-version) from an artifact that does not exist (no-such-package).
  */
 export async function probeArtifactExists(ctx: AuditContext, groupId: string, artifactId: string): Promise<boolean | undefined> {
+  // The names come from Maven's output about an untrusted POM: only plain coordinates go into the probe.
+  if (![groupId, artifactId].every((c) => /^[\w.-]+$/.test(c))) return undefined;
   const dir = path.posix.join(ctx.envDir, 'probe');
   const hostDir = ctx.sandbox.toHost(dir);
   if (!hostDir) return undefined;
