@@ -19,7 +19,8 @@ try {
   const rssMb = process.resourceUsage().maxRSS / 1024;
   console.log(`project: eslint@8.57.0, ${report.layers.installed.length} installed packages, ${report.layers.traced.length} traced`);
   console.log(`phases (ms): ${JSON.stringify(report.phasesMs)}`);
-  console.log(`own time (analysis phase): ${report.phasesMs.analysis} ms  (target ≤ 1000 ms, ratio ${(report.phasesMs.analysis / 1000).toFixed(2)})`);
+  const own = report.phasesMs.analysis + report.phasesMs.tracing;
+  console.log(`own time (reading the trace + analysis): ${own} ms  (target ≤ 1000 ms, ratio ${(own / 1000).toFixed(2)})`);
   console.log(`peak memory of the envproof process: ${rssMb.toFixed(0)} MB`);
   if (report.layers.installed.length < 100) console.log('warning: fewer than 100 installed packages');
 } finally {

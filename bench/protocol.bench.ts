@@ -102,7 +102,7 @@ try {
     .map(([k, v]) => `${k} ${((100 * v) / total).toFixed(1)}%`)
     .join(', ');
   console.log(`time shares (--jobs 1, summed over attempts): ${share}`);
-  console.log('("run" is the traced run, strace included; "analysis" is D1 parsing, attribution and metrics; "envproof" is snapshotting and recording)');
+  console.log('("run" is the program under strace; "tracing" reading its log; "analysis" D1 parsing, attribution and metrics; "envproof" snapshotting and recording)');
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

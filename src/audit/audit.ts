@@ -73,7 +73,7 @@ async function entryPoint(module: EcosystemModule, ctx: AuditContext, install: I
 
 /** One audit: D1 from the manifest, D2 from a fresh install, D3 from a traced run, then gaps and metrics. */
 export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
-  const phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, analysis: 0 };
+  const phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, tracing: 0, analysis: 0 };
   let t = performance.now();
   const lap = (phase: keyof PhaseTimes) => {
     const now = performance.now();
@@ -125,6 +125,8 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       logPath: path.posix.join(ctx.envDir, 'trace.strace'),
     }));
     lap('run');
+    phases.tracing = Math.max(0, phases.run - Math.round(trace.run.durationMs));
+    phases.run -= phases.tracing;
 
     opts.progress('attributing traced files to packages (D3)');
     const attribution: AttributionResult = await module.attribute(trace.files, ctx, install);

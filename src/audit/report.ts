@@ -29,7 +29,10 @@ export interface PhaseTimes {
   prepare: number;
   install: number;
   build: number;
+  /** The program's run under strace. */
   run: number;
+  /** Reading the trace: parsing the log, resolving symlinks, reaping leftovers. */
+  tracing: number;
   analysis: number;
 }
 

@@ -76,7 +76,7 @@ export function renderAuditText(r: AuditReport): string {
     for (const l of run.outputTail.trimEnd().split('\n').slice(-10)) out.push(`    ${l}`);
   }
   const p = r.phasesMs;
-  out.push(`Time: prepare ${p.prepare} ms, install ${p.install} ms, build ${p.build} ms, run ${p.run} ms, analysis ${p.analysis} ms`);
+  out.push(`Time: prepare ${p.prepare} ms, install ${p.install} ms, build ${p.build} ms, run ${p.run} ms, reading the trace ${p.tracing} ms, analysis ${p.analysis} ms`);
   for (const n of r.notes) out.push(`note: ${n}`);
   if (r.workDir) out.push(`work directory kept: ${r.workDir}`);
   return `${out.join('\n')}\n`;
