@@ -62,6 +62,9 @@ async function startupFiles(ctx: AuditContext): Promise<Set<string>> {
   return trace.files;
 }
 
+/** Per install, the files a bare interpreter start opens; learnt while installing, used when attributing. */
+const startupFilesOf = new WeakMap<InstallResult, Set<string>>();
+
 export const pythonEcosystem: EcosystemModule = {
   id: 'python',
   displayName: 'Python',
@@ -85,12 +88,15 @@ export const pythonEcosystem: EcosystemModule = {
       installed = installed.filter((d) => !self.has(d.name));
     }
     const details: PythonInstallDetails = { sitePackages: facts.sitePackages, baseline: before, pythonVersion: facts.pythonVersion };
-    return {
+    const result: InstallResult = {
       installed,
       details: details as unknown as Record<string, unknown>,
       commands: [`python3 -m venv --without-pip ${venvDir(ctx)}`, `pip --python <venv> install ${args.join(' ')}`, 'pip --python <venv> list --format=json (before and after)'],
-      durationMs: performance.now() - started,
+      durationMs: 0,
     };
+    startupFilesOf.set(result, await startupFiles(ctx));
+    result.durationMs = performance.now() - started;
+    return result;
   },
 
   async defaultRun(ctx): Promise<RunChoice> {
@@ -114,7 +120,7 @@ export const pythonEcosystem: EcosystemModule = {
   async attribute(files, ctx, install): Promise<AttributionResult> {
     const details = install.details as unknown as PythonInstallDetails;
     const index = await buildFileOwnerIndex(details.sitePackages, (p) => ctx.sandbox.toHost(p));
-    const startup = await startupFiles(ctx);
+    const startup = startupFilesOf.get(install) ?? (await startupFiles(ctx));
     const traced = new Map<string, Dependency>();
     const evidence: Record<string, string[]> = {};
     for (const file of files) {
