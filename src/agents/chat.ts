@@ -23,6 +23,40 @@ export function httpFailure(service: string, status: number, body: string): Chat
   return { ok: false, retryable: status === 429 || status >= 500, reason: `${service} answered HTTP ${status}: ${body.slice(0, 300)}` };
 }
 
+/**
+ * POSTs a JSON body to a chat API and parses the JSON answer; `read` picks the reply out of it. HTTP and
+ * network failures become the matching ChatReply.
+ */
+export async function postChat<T>(
+  service: string,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  timeoutMs: number,
+  read: (answer: T) => ChatReply,
+): Promise<ChatReply> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (err) {
+    return networkFailure(service, err);
+  }
+  const text = await res.text();
+  if (!res.ok) return httpFailure(service, res.status, text);
+  let answer: T;
+  try {
+    answer = JSON.parse(text) as T;
+  } catch {
+    return { ok: false, retryable: false, reason: `${service} did not answer JSON` };
+  }
+  return read(answer);
+}
+
 /** What a failed request (no HTTP answer) means. */
 export function networkFailure(service: string, err: unknown): ChatReply {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };

@@ -1,5 +1,4 @@
-import type { ChatMessage, ChatReply, ChatTransport } from './chat.js';
-import { httpFailure, networkFailure } from './chat.js';
+import { postChat, type ChatMessage, type ChatReply, type ChatTransport } from './chat.js';
 
 export interface OpenAiOptions {
   /** e.g. https://api.openai.com/v1, http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama). */
@@ -19,41 +18,24 @@ interface CompletionBody {
 export class OpenAiTransport implements ChatTransport {
   constructor(private readonly opts: OpenAiOptions) {}
 
-  async complete(system: string, messages: ChatMessage[], timeoutMs: number): Promise<ChatReply> {
-    const url = `${this.opts.baseUrl.replace(/\/$/, '')}/chat/completions`;
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
-        },
-        body: JSON.stringify({
-          model: this.opts.model,
-          messages: [{ role: 'system', content: system }, ...messages],
-          ...(this.opts.temperature !== undefined ? { temperature: this.opts.temperature } : {}),
-          ...(this.opts.maxTokens !== undefined ? { max_tokens: this.opts.maxTokens } : {}),
-        }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (err) {
-      return networkFailure('the chat-completions endpoint', err);
-    }
-    const text = await res.text();
-    if (!res.ok) return httpFailure('the chat-completions endpoint', res.status, text);
-    let body: CompletionBody;
-    try {
-      body = JSON.parse(text) as CompletionBody;
-    } catch {
-      return { ok: false, retryable: false, reason: 'the chat-completions endpoint did not answer JSON' };
-    }
-    const content = body.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') return { ok: false, retryable: false, reason: 'the reply has no choices[0].message.content' };
-    return {
-      ok: true,
-      text: content,
-      usage: { inputTokens: body.usage?.prompt_tokens, outputTokens: body.usage?.completion_tokens },
-    };
+  complete(system: string, messages: ChatMessage[], timeoutMs: number): Promise<ChatReply> {
+    const o = this.opts;
+    return postChat<CompletionBody>(
+      'the chat-completions endpoint',
+      `${o.baseUrl.replace(/\/$/, '')}/chat/completions`,
+      o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {},
+      {
+        model: o.model,
+        messages: [{ role: 'system', content: system }, ...messages],
+        ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+        ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
+      },
+      timeoutMs,
+      (body) => {
+        const content = body.choices?.[0]?.message?.content;
+        if (typeof content !== 'string') return { ok: false, retryable: false, reason: 'the reply has no choices[0].message.content' };
+        return { ok: true, text: content, usage: { inputTokens: body.usage?.prompt_tokens, outputTokens: body.usage?.completion_tokens } };
+      },
+    );
   }
 }
