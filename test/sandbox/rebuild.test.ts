@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { rootfsRoot } from '../../src/sandbox/rootfs.js';
 import { runCli } from '../helpers/cli.js';
 
 interface ListedEnv {
@@ -14,8 +15,8 @@ interface ListedEnv {
 
 /**
  * An interrupted build leaves a root filesystem without its completion marker, a temporary build directory
- * and a lock of a process that is gone. The next build must notice all three and build afresh (this really
- * runs debootstrap, in a private cache directory: a few minutes).
+ * and a lock of a process that is gone. The next build must notice all three and build afresh, in a private
+ * cache directory (this really runs apt-get, and debootstrap too unless the main cache has a base archive).
  */
 describe('a half-built environment', () => {
   const cache = mkdtempSync(path.join(os.tmpdir(), 'envproof-cache-'));
@@ -29,6 +30,11 @@ describe('a half-built environment', () => {
   mkdirSync(path.join(rootfs, '.python.lock'));
   const deadPid = spawnSync('true').pid;
   writeFileSync(path.join(rootfs, '.python.lock', 'pid'), String(deadPid));
+  // The base system is not what this test is about: reuse the main cache's archive when there is one.
+  const mainBases = existsSync(rootfsRoot()) ? readdirSync(rootfsRoot()) : [];
+  for (const base of mainBases.filter((f) => /^\.base-.*\.tar$/.test(f))) {
+    copyFileSync(path.join(rootfsRoot(), base), path.join(rootfs, base));
+  }
 
   const list = (): ListedEnv[] => {
     const r = runCli(['env', 'list', '--json'], { env });
