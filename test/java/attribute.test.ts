@@ -40,7 +40,11 @@ describe('Java D3 attribution', () => {
       bundled: await writeJar(path.join(deps, 'bundled-0.9.jar'), { g: 'org.b', a: 'bundled', v: '0.9' }, ['org/b/Z.class', 'org/b/Z$Inner.class']),
       copiedByBuild: await writeJar(path.join(target, 'lib', 'lib-in-target-5.0.jar'), { g: 'org.t', a: 'lib-in-target', v: '5.0' }),
       ownJar: await writeJar(path.join(target, 'app-1.0.jar'), { g: 'demo', a: 'app', v: '1.0' }),
+      bootJar: path.join(target, 'boot-1.0.jar'),
     };
+    // A Spring Boot jar of the project, with a dependency nested in BOOT-INF/lib (stored, as Boot does).
+    const nested = zipSync({ 'META-INF/maven/org.n/nested-lib/pom.properties': strToU8('groupId=org.n\nartifactId=nested-lib\nversion=7.0\n') });
+    await writeFile(jars.bootJar!, zipSync({ 'BOOT-INF/lib/nested-lib-7.0.jar': [nested, { level: 0 }] }));
     const logDir = path.join(ws.ctx.envDir, 'java', 'class-load');
     await mkdir(logDir, { recursive: true });
     const line = (cls: string, source: string) => `[0.1s][info][class,load] ${cls} source: ${source}`;
@@ -57,6 +61,8 @@ describe('Java D3 attribution', () => {
         line('demo.Packaged', `file:${jars.ownJar}`),
         line('org.b.Z', `file:${jars.ownJar}`),
         line('org.b.Z$Inner', `file:${jars.ownJar}`),
+        line('org.n.N', `jar:nested:${jars.bootJar}/!BOOT-INF/lib/nested-lib-7.0.jar!/`),
+        line('demo.BootMain', `jar:nested:${jars.bootJar}/!BOOT-INF/classes/!/`),
       ].join('\n'),
     );
     const files = new Set([
@@ -73,8 +79,9 @@ describe('Java D3 attribution', () => {
   });
   after(() => ws?.dispose());
 
-  it('traced (loaded): jars classes came from, named by pom.properties or file name; fat-JAR classes by the jar holding them', () => {
-    assert.deepEqual(pins(result.traced), ['bare@3.1', 'bundled@0.9', 'lib-in-target@5.0', 'used-lib@1.4.0']);
+  it('traced (loaded): jars classes came from (nested Boot jars too), named by pom.properties or file name; fat-JAR classes by the jar holding them', () => {
+    assert.deepEqual(pins(result.traced), ['bare@3.1', 'bundled@0.9', 'lib-in-target@5.0', 'nested-lib@7.0', 'used-lib@1.4.0']);
+    assert.equal(result.traced.find((d) => d.name === 'nested-lib')?.id, 'org.n:nested-lib', 'pom.properties of the nested jar');
     assert.equal(result.traced.find((d) => d.name === 'used-lib')?.id, 'org.used:used-lib');
     assert.equal(result.traced.find((d) => d.name === 'bare')?.id, undefined, 'no groupId without pom.properties');
   });

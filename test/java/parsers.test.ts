@@ -62,6 +62,12 @@ describe('class-load log', () => {
     assert.equal(jarOfSource('__JVM_LookupDefineClass__'), null);
   });
 
+  it('names jars nested in a Spring Boot jar, in both URL forms', () => {
+    assert.equal(jarOfSource('jar:nested:/p/target/app-1.0.jar/!BOOT-INF/lib/gson-2.13.2.jar!/'), '/p/target/app-1.0.jar!/BOOT-INF/lib/gson-2.13.2.jar');
+    assert.equal(jarOfSource('jar:file:/p/target/app-1.0.jar!/BOOT-INF/lib/gson-2.13.2.jar!/'), '/p/target/app-1.0.jar!/BOOT-INF/lib/gson-2.13.2.jar');
+    assert.equal(jarOfSource('jar:nested:/p/target/app-1.0.jar/!BOOT-INF/classes/!/'), null, "the application's own classes");
+  });
+
   it('lists the classes loaded from each jar, in load order', () => {
     const log = [
       '[0.047s][info][class,load] java.lang.Object source: shared objects file',
@@ -103,6 +109,14 @@ describe('jars', () => {
       'META-INF/maven/org.me/app/pom.properties': props('org.me', 'app', '2.0'),
     });
     assert.equal((await identifyJar(file)).groupId, 'org.me');
+  });
+
+  it('reads a jar nested in another (Spring Boot BOOT-INF/lib)', async () => {
+    const inner = zipSync({ 'META-INF/maven/com.google.code.gson/gson/pom.properties': strToU8(props('com.google.code.gson', 'gson', '2.13.2')) });
+    const outer = await jar('boot-app.jar', {});
+    await writeFile(outer, zipSync({ 'BOOT-INF/lib/gson-2.13.2.jar': [inner, { level: 0 }], 'BOOT-INF/lib/bare-1.0.jar': [zipSync({}), { level: 0 }] }));
+    assert.deepEqual(await identifyJar(`${outer}!/BOOT-INF/lib/gson-2.13.2.jar`), { groupId: 'com.google.code.gson', artifactId: 'gson', version: '2.13.2', how: 'pom.properties' });
+    assert.deepEqual(await identifyJar(`${outer}!/BOOT-INF/lib/bare-1.0.jar`), { artifactId: 'bare', version: '1.0', how: 'file-name' });
   });
 
   it('falls back to the file name', async () => {

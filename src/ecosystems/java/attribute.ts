@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Dependency } from '../../core/types.js';
 import type { AttributionResult, AuditContext } from '../types.js';
 import { readClassLoadLogs } from './class-load-log.js';
-import { identifyJar, listJarEntries } from './jar.js';
+import { identifyJar, listJarEntries, splitNested } from './jar.js';
 import { javaLayout } from './layout.js';
 
 /** The two Java D3 layers: jars opened during the run (the paper's), jars classes were loaded from (the default). */
@@ -39,8 +39,12 @@ async function dependencyClassIndex(ctx: AuditContext): Promise<Map<string, stri
 export async function attributeJava(files: ReadonlySet<string>, ctx: AuditContext): Promise<AttributionResult> {
   const layout = javaLayout(ctx);
   const jdk = await javaHome(ctx);
-  const isJar = (p: string) => p.toLowerCase().endsWith('.jar') && !(jdk && p.startsWith(`${jdk}/`));
-  // The project's own jars lie directly in target/; dependencies a build copies to target/lib/ and the like count.
+  const isJar = (p: string) => {
+    const { outer } = splitNested(p);
+    return outer.toLowerCase().endsWith('.jar') && !(jdk && outer.startsWith(`${jdk}/`));
+  };
+  // The project's own jars lie directly in target/; dependencies a build copies to target/lib/ (or nests in a
+  // Spring Boot jar) count.
   const isProjectJar = (p: string) => path.posix.dirname(p) === layout.projectTarget;
   const isDependencyJar = (p: string) => isJar(p) && !isProjectJar(p);
 
@@ -48,7 +52,9 @@ export async function attributeJava(files: ReadonlySet<string>, ctx: AuditContex
   const identify = async (jar: string): Promise<Dependency> => {
     let dep = identities.get(jar);
     if (!dep) {
-      const id = await identifyJar(ctx.sandbox.toHost(jar) ?? jar);
+      const { outer, inner } = splitNested(jar);
+      const hostOuter = ctx.sandbox.toHost(outer) ?? outer;
+      const id = await identifyJar(inner === undefined ? hostOuter : `${hostOuter}!/${inner}`);
       dep = { name: id.artifactId, ...(id.version ? { version: id.version } : {}), ...(id.groupId ? { id: `${id.groupId}:${id.artifactId}` } : {}), source: jar };
       identities.set(jar, dep);
     }

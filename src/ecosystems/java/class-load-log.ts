@@ -6,18 +6,26 @@ export function classLoadLogOption(dir: string): string {
   return `-Xlog:class+load=info:file=${path.posix.join(dir, '%p.log')}::filecount=0`;
 }
 
+function decoded(uriPath: string): string {
+  try {
+    return decodeURIComponent(uriPath);
+  } catch {
+    return uriPath;
+  }
+}
+
 /**
- * The jar a class-load `source:` came from: `file:/x/y.jar` (class path) or `jar:file:/x/y.jar!/` (URL class
- * loaders); null for the JDK (`jrt:/`, `shared objects file`), directories and generated classes.
+ * The jar a class-load `source:` came from: `file:/x/y.jar` (class path), `jar:file:/x/y.jar!/` (URL class
+ * loaders), or a jar nested in a Spring Boot jar as `outer.jar!/BOOT-INF/lib/y.jar` (sources
+ * `jar:nested:/x/app.jar/!BOOT-INF/lib/y.jar!/` from Boot 3.2, `jar:file:/x/app.jar!/BOOT-INF/lib/y.jar!/` before);
+ * null for the JDK (`jrt:/`, `shared objects file`), directories and generated classes.
  */
 export function jarOfSource(source: string): string | null {
-  const m = /^(?:jar:)?file:(\/[^!]*?\.jar)(?:!.*)?$/i.exec(source.trim());
-  if (!m) return null;
-  try {
-    return decodeURIComponent(m[1]!);
-  } catch {
-    return m[1]!;
-  }
+  const s = source.trim();
+  const nested = /^jar:(?:nested:(\/[^!]*?\.jar)\/|file:(\/[^!]*?\.jar))!\/?([^!]+?\.jar)!\//i.exec(s);
+  if (nested) return `${decoded((nested[1] ?? nested[2])!)}!/${nested[3]}`;
+  const plain = /^(?:jar:)?file:(\/[^!]*?\.jar)(?:!.*)?$/i.exec(s);
+  return plain ? decoded(plain[1]!) : null;
 }
 
 /** Per jar path, the classes loaded from it in load order, over every log line given. */

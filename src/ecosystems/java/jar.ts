@@ -2,17 +2,31 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 
-/** Text entries of a zip/jar whose names pass `wanted`; only those entries are inflated. */
-export async function readJarEntries(file: string, wanted: (name: string) => boolean): Promise<Map<string, string>> {
-  const data = new Uint8Array(await readFile(file));
-  const entries = unzipSync(data, { filter: (f) => wanted(f.name) });
+/** `app.jar!/BOOT-INF/lib/x.jar` refers to a jar nested in another (Spring Boot); a plain path to a file. */
+export function splitNested(ref: string): { outer: string; inner?: string } {
+  const bang = ref.indexOf('!/');
+  return bang < 0 ? { outer: ref } : { outer: ref.slice(0, bang), inner: ref.slice(bang + 2) };
+}
+
+async function jarBytes(ref: string): Promise<Uint8Array> {
+  const { outer, inner } = splitNested(ref);
+  const data = new Uint8Array(await readFile(outer));
+  if (inner === undefined) return data;
+  const nested = unzipSync(data, { filter: (f) => f.name === inner })[inner];
+  if (!nested) throw new Error(`${inner} is not in ${outer}`);
+  return nested;
+}
+
+/** Text entries of a jar (or nested jar) whose names pass `wanted`; only those entries are inflated. */
+export async function readJarEntries(ref: string, wanted: (name: string) => boolean): Promise<Map<string, string>> {
+  const entries = unzipSync(await jarBytes(ref), { filter: (f) => wanted(f.name) });
   return new Map(Object.entries(entries).map(([name, bytes]) => [name, strFromU8(bytes)]));
 }
 
-/** Every entry name of a zip/jar, read from its central directory without inflating anything. */
-export async function listJarEntries(file: string): Promise<string[]> {
+/** Every entry name of a jar, read from its central directory without inflating anything. */
+export async function listJarEntries(ref: string): Promise<string[]> {
   const names: string[] = [];
-  unzipSync(new Uint8Array(await readFile(file)), {
+  unzipSync(await jarBytes(ref), {
     filter: (f) => {
       names.push(f.name);
       return false;
@@ -59,8 +73,8 @@ export function identityFromFileName(file: string): JarIdentity {
 const POM_PROPERTIES = /^META-INF\/maven\/[^/]+\/[^/]+\/pom\.properties$/;
 
 /**
- * groupId:artifactId:version of a jar from META-INF/maven/.../pom.properties. A jar that bundles several
- * (a shaded jar) is identified by the one matching its file name, else by its file name.
+ * groupId:artifactId:version of a jar (or nested jar) from META-INF/maven/.../pom.properties. A jar that bundles
+ * several (a shaded jar) is identified by the one matching its file name, else by its file name.
  */
 export async function identifyJar(file: string): Promise<JarIdentity> {
   const fromName = identityFromFileName(file);

@@ -26,9 +26,11 @@ async function fromJarManifest(targetDir: string): Promise<MainClass | undefined
     const manifest = entries.get('META-INF/MANIFEST.MF');
     if (!manifest) continue;
     const attributes = parseManifest(manifest);
-    // Spring Boot's launcher names the application class in Start-Class.
-    const className = attributes.get('Start-Class') ?? attributes.get('Main-Class');
-    if (className) return { className, reason: `Main-Class of ${path.basename(jar)}` };
+    // Spring Boot's launcher is the Main-Class; it names the application class in Start-Class.
+    for (const attribute of ['Start-Class', 'Main-Class']) {
+      const className = attributes.get(attribute);
+      if (className) return { className, reason: `${attribute} of ${path.basename(jar)}` };
+    }
   }
   return undefined;
 }
