@@ -1,9 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-/** The JVM option that writes one class-load log per process (%p = pid) into `dir`, never rotated. */
-export function classLoadLogOption(dir: string): string {
-  return `-Xlog:class+load=info:file=${path.posix.join(dir, '%p.log')}::filecount=0`;
+/**
+ * JVM options of a traced run: one class-load log per process (%p = pid) in `dir`, never rotated; and no
+ * /tmp/hsperfdata file, which JVMs with equal pids in separate pid namespaces would contend for, with a warning
+ * on the program's standard output.
+ */
+export function tracedJvmOptions(dir: string): string[] {
+  return ['-XX:-UsePerfData', `-Xlog:class+load=info:file=${path.posix.join(dir, '%p.log')}::filecount=0`];
 }
 
 function decoded(uriPath: string): string {

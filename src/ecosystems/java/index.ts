@@ -2,7 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { EnvproofError, NoEntryPointError } from '../../core/errors.js';
 import type { AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
 import { attributeJava } from './attribute.js';
-import { classLoadLogOption } from './class-load-log.js';
+import { tracedJvmOptions } from './class-load-log.js';
 import { extractJavaDeclared } from './declared.js';
 import { installedLayer, parseDependencyList } from './dependency-list.js';
 import { javaLayout } from './layout.js';
@@ -84,14 +84,14 @@ export const javaEcosystem: EcosystemModule = {
     // target/classes first, then each dependency jar in Maven's order; never the fat JAR, which would hide them.
     const classpath = [layout.projectClasses, ...(await readClasspath(ctx))].join(':');
     return {
-      argv: ['java', classLoadLogOption(layout.classLoadLogs), '-cp', classpath, main.className],
+      argv: ['java', ...tracedJvmOptions(layout.classLoadLogs), '-cp', classpath, main.className],
       reason: `${main.reason}, run on target/classes and the copied dependency jars`,
     };
   },
 
   userRun(command, ctx): RunChoice {
     // Every JVM the command starts logs its class loading, so the class-level layer exists for --run too.
-    return { argv: ['sh', '-c', command], reason: '--run', env: { JAVA_TOOL_OPTIONS: classLoadLogOption(javaLayout(ctx).classLoadLogs) } };
+    return { argv: ['sh', '-c', command], reason: '--run', env: { JAVA_TOOL_OPTIONS: tracedJvmOptions(javaLayout(ctx).classLoadLogs).join(' ') } };
   },
 
   attribute: (files, ctx) => attributeJava(files, ctx),
