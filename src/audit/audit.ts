@@ -21,6 +21,11 @@ export interface AuditOptions {
   timeoutSec: number;
   keep: boolean;
   sandbox: BackendChoice;
+  /**
+   * Per ecosystem, which of its alternative views of D3 the metrics use instead of its default (e.g. java:
+   * `opened`, the paper's jars-opened figures, instead of `loaded`).
+   */
+  tracedView?: Partial<Record<EcosystemId, string>>;
   progress(message: string): void;
 }
 
@@ -132,7 +137,11 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     const attribution: AttributionResult = await module.attribute(trace.files, ctx, install);
     const d1 = nameSet(declared.declared);
     const d2 = nameSet(install.installed);
-    const d3 = nameSet(attribution.traced);
+    const view = opts.tracedView?.[module.id];
+    const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
+    if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
+    if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
+    const d3 = nameSet(tracedLayer);
     const run = outcome(choice, trace.run);
     if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
     else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
@@ -144,7 +153,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       ecosystem: module.id,
       manifest: declared.manifest,
       sandbox: { backend: sandbox.backend, ...(sandbox.isolationWarning ? { warning: sandbox.isolationWarning } : {}) },
-      layers: { declared: layer(declared.declared), installed: layer(install.installed), traced: layer(attribution.traced) },
+      layers: { declared: layer(declared.declared), installed: layer(install.installed), traced: layer(tracedLayer) },
       otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
       skipped: declared.skipped,
       alternatives: Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, layer(v)])),

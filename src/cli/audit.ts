@@ -38,11 +38,12 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .option('--timeout <seconds>', 'time limit of the traced run', '120')
     .addOption(new Option('--sandbox <backend>', 'where installs and the traced run happen').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--fail-on <kinds>', `which findings make the exit code 1 (${FINDING_KINDS.join(',')})`, 'phantom,hidden,run')
+    .addOption(new Option('--java-attribution <how>', 'Java D3: jars classes were loaded from, or (as the paper) jars opened').choices(['loaded', 'opened']).default('loaded'))
     .option('--json', 'print the report as JSON (schema: docs/audit-json.md)')
     .option('--keep', 'keep the work directory and print its path')
     .option('-q, --quiet', 'no progress messages')
     .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error.')
-    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; json?: boolean; keep?: boolean; quiet?: boolean }) => {
+    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: 'loaded' | 'opened'; json?: boolean; keep?: boolean; quiet?: boolean }) => {
       const failOn = parseFailOn(o.failOn);
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
       // Loaded on use, so other commands start without the audit machinery.
@@ -56,6 +57,7 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
           timeoutSec: parseTimeout(o.timeout),
           keep: Boolean(o.keep),
           sandbox: o.sandbox,
+          tracedView: o.javaAttribution === 'opened' ? { java: 'opened' } : {},
           progress,
         });
       } catch (err) {
