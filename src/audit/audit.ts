@@ -152,7 +152,13 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       project: projectDir,
       ecosystem: module.id,
       manifest: declared.manifest,
-      sandbox: { backend: sandbox.backend, ...(sandbox.isolationWarning ? { warning: sandbox.isolationWarning } : {}) },
+      sandbox: {
+        backend: sandbox.backend,
+        ...(sandbox.isolationWarning ? { warning: sandbox.isolationWarning } : {}),
+        ...(sandbox.baseline
+          ? { baseline: { debian: sandbox.baseline.debian.length, packages: Object.fromEntries(Object.entries(sandbox.baseline.packages).map(([k, v]) => [k, v.length])) } }
+          : {}),
+      },
       layers: { declared: layer(declared.declared), installed: layer(install.installed), traced: layer(tracedLayer) },
       otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
       skipped: declared.skipped,

@@ -42,7 +42,11 @@ export interface AuditReport {
   project: string;
   ecosystem: EcosystemId;
   manifest: string;
-  sandbox: { backend: SandboxBackend; warning?: string };
+  /**
+   * `baseline`: how many packages the clean environment holds before anything is installed (Debian's, and each
+   * package manager's). D2 is measured inside a private environment created from it, so they are never in D2.
+   */
+  sandbox: { backend: SandboxBackend; warning?: string; baseline?: { debian: number; packages: Record<string, number> } };
   layers: { declared: LayerEntry[]; installed: LayerEntry[]; traced: LayerEntry[] };
   /** Declared but not part of D1: devDependencies, test scope, constraints, optional extras, ... */
   otherDeclared: Record<string, LayerEntry[]>;
