@@ -11,13 +11,13 @@ import { runAudit } from '../src/audit/audit.js';
 const dir = await mkdtemp(path.join(os.tmpdir(), 'envproof-bench-audit-'));
 await writeFile(
   path.join(dir, 'package.json'),
-  JSON.stringify({ name: 'bench-project', version: '1.0.0', private: true, dependencies: { eslint: '8.57.0' } }),
+  JSON.stringify({ name: 'bench-project', version: '1.0.0', private: true, dependencies: { eslint: '8.57.0', mocha: '10.7.3' } }),
 );
-await writeFile(path.join(dir, 'index.js'), "const { ESLint } = require('eslint');\nnew ESLint({ useEslintrc: false });\nconsole.log('ok');\n");
+await writeFile(path.join(dir, 'index.js'), "const { ESLint } = require('eslint');\nconst Mocha = require('mocha');\nnew ESLint({ useEslintrc: false });\nnew Mocha();\nconsole.log('ok');\n");
 try {
   const report = await runAudit({ dir, ecosystem: 'auto', timeoutSec: 120, keep: false, sandbox: 'host', progress: () => {} });
   const rssMb = process.resourceUsage().maxRSS / 1024;
-  console.log(`project: eslint@8.57.0, ${report.layers.installed.length} installed packages, ${report.layers.traced.length} traced`);
+  console.log(`project: eslint@8.57.0 + mocha@10.7.3, ${report.layers.installed.length} installed packages, ${report.layers.traced.length} traced`);
   console.log(`phases (ms): ${JSON.stringify(report.phasesMs)}`);
   const own = report.phasesMs.analysis + report.phasesMs.tracing;
   console.log(`own time (reading the trace + analysis): ${own} ms  (target ≤ 1000 ms, ratio ${(own / 1000).toFixed(2)})`);
