@@ -5,20 +5,13 @@ import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { EnvproofError } from '../../src/core/errors.js';
 import { resolveSuite } from '../../src/tasks/resolve.js';
+import type { Task } from '../../src/tasks/types.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const fixture = (name: string) => path.join(FIXTURES, name);
 
-interface RawTask {
-  id: string;
-  title: string;
-  domain: string;
-  complexity: string;
-  description: string;
-  functionalRequirements: string[];
-}
-const bundled = parseYaml(readFileSync(path.join(REPO_ROOT, 'suites/bundled.yaml'), 'utf8')) as { tasks: RawTask[] };
+const bundled = parseYaml(readFileSync(path.join(REPO_ROOT, 'suites/bundled.yaml'), 'utf8')) as { tasks: Task[] };
 
 describe('envproof tasks list', () => {
   it('prints id, title, domain and complexity in aligned columns', () => {
