@@ -58,7 +58,7 @@ describe('envproof tasks show', () => {
   it('prints the implicit prompt as JSON', () => {
     const r = runCli(['tasks', 'show', 'word-count-2', '--suite', fixture('small.yaml'), '--language', 'javascript', '--variant', 'implicit', '--json']);
     assert.equal(r.status, 0, r.stderr);
-    const out = JSON.parse(r.stdout) as { suite: string; task: RawTask; prompt: string };
+    const out = JSON.parse(r.stdout) as { suite: string; task: Task; prompt: string };
     assert.equal(out.task.title, 'Word Counter Two');
     assert.equal(
       out.prompt,
