@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { AnthropicTransport } from './anthropic.js';
 import { ChatAgent } from './chat.js';
@@ -58,6 +59,9 @@ function unlabelledAgent(spec: string, env: NodeJS.ProcessEnv): Agent {
       return new ScriptedAgent('scripted', loadScript(rest));
     case 'replay':
       if (!rest) throw new UsageError('--agent replay needs a directory: replay:<dir>');
+      if (!statSync(rest, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new UsageError(`--agent ${spec}: no such directory`, 'replay reads <dir>/<task-id>/<language>/<n>/');
+      }
       return new ReplayAgent('replay', rest);
     case 'cmd': {
       if (!rest) throw new UsageError(`--agent cmd needs a preset (${Object.keys(CMD_PRESETS).join(', ')}) or a command template`);

@@ -91,7 +91,8 @@ test('a resumed chat agent is shown the task and the project again', async () =>
 });
 
 test('agent specs: labels, presets, missing keys and unknown kinds', () => {
-  assert.equal(agentFromSpec('claude@replay:/tmp/x').name, 'claude');
+  assert.equal(agentFromSpec(`claude@replay:${os.tmpdir()}`).name, 'claude');
+  assert.throws(() => agentFromSpec('replay:/nonexistent/recordings'), /no such directory/);
   assert.equal(agentFromSpec('cmd:codex').name, 'codex');
   assert.equal(agentFromSpec('openai:model=gpt-x,base=http://127.0.0.1:1/v1').name, 'openai:gpt-x');
   assert.throws(() => agentFromSpec('openai:model=gpt-x', {}), /OPENAI_API_KEY is not set/);
