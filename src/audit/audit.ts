@@ -91,8 +91,8 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
   const notes: string[] = [];
   if (alsoPresent.length) notes.push(`manifests of ${alsoPresent.join(', ')} are present too; audited as ${module.id} (use --ecosystem to choose)`);
   opts.progress(`${module.displayName} project: reading the manifest (D1)`);
-  const declared = await module.extractDeclared(projectDir);
-  notes.push(...declared.notes);
+  // Read once before any environment exists, so a broken manifest fails at once.
+  let declared = await module.extractDeclared(projectDir);
   lap('analysis');
 
   const work = await createWorkDir(projectDir);
@@ -109,6 +109,11 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       progress: opts.progress,
     };
     lap('prepare');
+    if (module.declaredInEnvironment) {
+      declared = await module.declaredInEnvironment(projectDir, ctx);
+      lap('analysis');
+    }
+    notes.push(...declared.notes);
 
     opts.progress('installing into a fresh environment (D2)');
     const install: InstallResult = await module.install(ctx);

@@ -60,6 +60,11 @@ export interface EcosystemModule {
   manifestFiles: readonly string[];
   /** D1, from the project directory on the host. Entries it cannot interpret are skipped with a reason. */
   extractDeclared(projectDir: string): Promise<DeclaredResult>;
+  /**
+   * D1 again, now that the environment exists, where what is declared depends on it (Python's environment
+   * markers are evaluated for the environment's own interpreter). Optional.
+   */
+  declaredInEnvironment?(projectDir: string, ctx: AuditContext): Promise<DeclaredResult>;
   /** D2: install into a fresh private environment. Throws InstallError on failure. */
   install(ctx: AuditContext): Promise<InstallResult>;
   /** Build step, for ecosystems that compile. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { runCli } from '../helpers/cli.js';
@@ -115,6 +116,28 @@ describe('python audit (real pip, real strace)', { concurrency: false }, () => {
     assert.equal(report.run.success, false);
     assert.match(report.run.outputTail, /child started/);
     assert.deepEqual(runningWithArgument(marker), [], 'the child in its own session is gone too');
+  });
+});
+
+describe('python audit: environment markers', () => {
+  test('markers are evaluated for the interpreter of the audit environment', () => {
+    // The exact version of the interpreter the host sandbox uses, asked independently of envproof.
+    const full = spawnSync('python3', ['-c', 'import platform; print(platform.python_version())'], { encoding: 'utf8' }).stdout.trim();
+    const dir = mkdtempSync(path.join(tmpdir(), 'envproof-markers-'));
+    try {
+      writeFileSync(
+        path.join(dir, 'requirements.txt'),
+        `six==1.16.0; python_full_version == "${full}"\ntabulate==0.9.0; python_full_version != "${full}"\n`,
+      );
+      writeFileSync(path.join(dir, 'main.py'), 'import six\n');
+      const r = runCli(['audit', dir, '--json', '--sandbox', 'host']);
+      const report = JSON.parse(r.stdout);
+      assert.deepEqual(names(report.layers.declared), ['six'], r.stderr);
+      assert.deepEqual(report.skipped.map((e: { reason: string }) => e.reason), ['marker-excluded']);
+      assert.deepEqual(names(report.layers.installed), ['six']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import { traceRun } from '../../trace/index.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
 import { extractPythonDeclared } from './declared.js';
 import { findPythonEntry } from './entry.js';
+import { MARKER_ENV_SCRIPT, markerEnvironmentFromJson } from './markers.js';
 import { installedDiff, pipInstall, pipList, venvDir, venvEnv, venvPython } from './pip.js';
 import { buildFileOwnerIndex, distributionsFromDirectory, sourceOfBytecode } from './record-index.js';
 
@@ -71,6 +72,14 @@ export const pythonEcosystem: EcosystemModule = {
   manifestFiles: ['requirements.txt', 'pyproject.toml'],
 
   extractDeclared: (projectDir) => extractPythonDeclared(projectDir),
+
+  async declaredInEnvironment(projectDir, ctx) {
+    const r = await ctx.sandbox.exec({ argv: ['python3', '-c', MARKER_ENV_SCRIPT], cwd: ctx.envDir, timeoutMs: 60_000, network: false });
+    const markerEnv = r.exitCode === 0 ? markerEnvironmentFromJson(r.stdout) : undefined;
+    const declared = await extractPythonDeclared(projectDir, markerEnv ? { markerEnv } : {});
+    if (!markerEnv) declared.notes.push('the environment\'s interpreter did not report its marker values: markers were evaluated for CPython 3.11 on Linux');
+    return declared;
+  },
 
   async install(ctx): Promise<InstallResult> {
     const started = performance.now();
