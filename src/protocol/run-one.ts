@@ -130,9 +130,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
     let lastFailure: AttemptFailure | undefined;
     const last = recorded.at(-1);
     if (last) {
-      const first = store.tree(recorded[0]!.treeHash ?? '');
-      await restoreTree(workspace, first.entries, first.blob);
-      state.declared = await declaredNames(workspace, plan.language);
+      state.declared = store.run(key)?.declared ?? [];
       const firstAttempt = recorded[0]!;
       state.firstClass = firstAttempt.success ? null : ((firstAttempt.errorClass as ErrorClass | null) ?? null);
       if (last.treeHash) {
@@ -200,6 +198,8 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         }
       }
       if (report) Object.assign(phases, report.phasesMs);
+      // The audit read M(0) for the environment's own interpreter (markers): the better D1 when it got that far.
+      if (round === 0 && report) state.declared = report.layers.declared.map((d) => d.name);
       own = performance.now();
       if (round === 0) state.firstClass = failure?.class ?? null;
       if (!failure) {

@@ -252,6 +252,14 @@ export class ResultsStore {
     return this.selectRuns('');
   }
 
+  /** One run by its key, whatever its status. */
+  run(key: RunKey): StoredRun | undefined {
+    const row = this.db
+      .prepare('SELECT * FROM runs WHERE source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?')
+      .get(key.source, key.agent, key.language, key.taskId, key.trial) as RunRow | undefined;
+    return row && fromRow(row);
+  }
+
   /** The status of one run, or undefined when it has not been started. */
   runStatus(key: RunKey): RunStatus | undefined {
     const row = this.db
