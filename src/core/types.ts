@@ -3,6 +3,9 @@
 export type EcosystemId = 'python' | 'javascript' | 'java' | 'cpp';
 export const ECOSYSTEM_IDS: readonly EcosystemId[] = ['python', 'javascript', 'java', 'cpp'];
 
+/** How each language is written in reports and prompts. */
+export const LANGUAGE_NAMES: Readonly<Record<EcosystemId, string>> = { python: 'Python', java: 'Java', javascript: 'JavaScript', cpp: 'C++' };
+
 /** One package in a layer. `name` is normalised for the ecosystem; versions never decide set membership. */
 export interface Dependency {
   name: string;

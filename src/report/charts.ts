@@ -4,7 +4,7 @@
  * says why, so the report never shows an empty or broken chart.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import type { EcosystemId } from '../core/types.js';
+import { LANGUAGE_NAMES, type EcosystemId } from '../core/types.js';
 import { ALL_AGENTS, type AggregateReport, type RepairBucket } from '../metrics/aggregate.js';
 import { boxStats, evenSample } from './charts-stats.js';
 
@@ -27,15 +27,8 @@ export interface MissingFigure {
 
 export type Figure = ChartFigure | MissingFigure;
 
-const LANGUAGE_LABELS: Record<EcosystemId, string> = {
-  python: 'Python',
-  java: 'Java',
-  javascript: 'JavaScript',
-  cpp: 'C++',
-};
-
 export function languageLabel(language: EcosystemId): string {
-  return LANGUAGE_LABELS[language];
+  return LANGUAGE_NAMES[language];
 }
 
 const REPAIR_BUCKET_LABELS: Record<RepairBucket, string> = {

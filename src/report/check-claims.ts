@@ -2,7 +2,7 @@
  * The paper's checked claims (RULES.md §5), recomputed from an AggregateReport: each with its name as it appears
  * in `results/verification.csv`, the decimals it is printed with and the tolerance it is compared with.
  */
-import type { EcosystemId } from '../core/types.js';
+import { LANGUAGE_NAMES, type EcosystemId } from '../core/types.js';
 import { ALL_AGENTS, type AggregateReport } from '../metrics/aggregate.js';
 import { ALL_PAIRS } from '../metrics/aggregate-agreement.js';
 import { pyRound } from './csv-number.js';
@@ -17,7 +17,6 @@ export interface Claim {
   compareAt?: number;
 }
 
-const DISPLAY: Record<EcosystemId, string> = { python: 'Python', java: 'Java', javascript: 'JavaScript', cpp: 'C++' };
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 function convergenceClaims(r: AggregateReport): Claim[] {
@@ -45,7 +44,7 @@ function mismatchClaims(r: AggregateReport): Claim[] {
   const claims: Claim[] = [];
   for (const language of ['python', 'java'] as const) {
     const m = pooled(language);
-    if (m) claims.push({ name: `${DISPLAY[language]} phantom rate (text says 'about 5%')`, value: m.phantom, decimals: 2, tolerance: 0.01, compareAt: 3 });
+    if (m) claims.push({ name: `${LANGUAGE_NAMES[language]} phantom rate (text says 'about 5%')`, value: m.phantom, decimals: 2, tolerance: 0.01, compareAt: 3 });
   }
   const js = pooled('javascript');
   if (js) {
@@ -69,7 +68,7 @@ function crossAgentClaims(r: AggregateReport): Claim[] {
     c.pair === ALL_PAIRS
       ? { name: `Complete disjointness rate ${c.language} (%)`, value: c.cdrPct, decimals: 1, tolerance: 0.05 }
       : {
-          name: `Cross-agent Jaccard ${c.pair.split('-').map(capitalise).join('-')} ${DISPLAY[c.language]}`,
+          name: `Cross-agent Jaccard ${c.pair.split('-').map(capitalise).join('-')} ${LANGUAGE_NAMES[c.language]}`,
           value: c.meanJaccard,
           decimals: 3,
           tolerance: 0.0015,
