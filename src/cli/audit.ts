@@ -5,6 +5,7 @@ import { ECOSYSTEM_IDS } from '../core/types.js';
 import { renderAuditText } from '../report/audit-text.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import type { SetExitCode } from './commands.js';
+import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 const FINDING_KINDS = ['phantom', 'hidden', 'bloat', 'transitive', 'run'] as const;
 type FindingKind = (typeof FINDING_KINDS)[number];
@@ -71,6 +72,6 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
         throw err;
       }
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderAuditText(report));
-      setExitCode(findings(report, failOn).length ? 1 : 0);
+      setExitCode(findings(report, failOn).length ? EXIT_FINDINGS : EXIT_CLEAN);
     });
 }

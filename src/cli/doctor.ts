@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runDoctor } from '../doctor/checks.js';
 import type { SetExitCode } from './commands.js';
+import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 export function registerDoctor(program: Command, setExitCode: SetExitCode): void {
   program
@@ -17,6 +18,6 @@ export function registerDoctor(program: Command, setExitCode: SetExitCode): void
           if (!c.ok && c.fix) process.stdout.write(`         fix: ${c.fix}\n`);
         }
       }
-      setExitCode(checks.every((c) => c.ok) ? 0 : 1);
+      setExitCode(checks.every((c) => c.ok) ? EXIT_CLEAN : EXIT_FINDINGS);
     });
 }

@@ -2,11 +2,8 @@
 import { Command, CommanderError } from 'commander';
 import { EnvproofError, errorMessage } from '../core/errors.js';
 import { registerCommands } from './commands.js';
+import { EXIT_CLEAN, EXIT_ERROR } from './exit-codes.js';
 
-/** Exit codes: 0 clean, 1 findings (or a failed check), 2 error. */
-export const EXIT_CLEAN = 0;
-export const EXIT_FINDINGS = 1;
-export const EXIT_ERROR = 2;
 
 async function main(argv: string[]): Promise<number> {
   const program = new Command('envproof')

@@ -9,6 +9,7 @@ import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import { resolveSuite, selectTasks } from '../tasks/resolve.js';
 import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
 import type { SetExitCode } from './commands.js';
+import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 function positiveInt(name: string, min: number) {
   return (value: string): number => {
@@ -84,7 +85,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
               `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\nstore: ${o.store} (envproof report --store ${o.store})\n`,
           );
         }
-        setExitCode(c['infrastructure-failed'] > 0 ? 1 : 0);
+        setExitCode(c['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
       } finally {
         store.close();
       }

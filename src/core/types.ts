@@ -45,8 +45,6 @@ export interface DeclaredResult {
   notes: string[];
 }
 
-export type LayerName = 'declared' | 'installed' | 'traced';
-
 export interface GapSets {
   phantom: string[];
   hidden: string[];

@@ -16,5 +16,3 @@ export function javaLayout(ctx: AuditContext) {
     projectTarget: path.posix.join(ctx.projectDir, 'target'),
   };
 }
-
-export type JavaLayout = ReturnType<typeof javaLayout>;
