@@ -4,6 +4,7 @@ import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { doctorChecks } from '../sandbox/doctor.js';
 import { ensureEnvironment, inspectEnvironment, rootfsDir, treeSize } from '../sandbox/rootfs.js';
 import type { SetExitCode } from './commands.js';
+import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 function languagesOf(arg: string): EcosystemId[] {
   if (arg === 'all') return [...ECOSYSTEM_IDS];
@@ -73,6 +74,6 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
         process.stdout.write(`${c.ok ? 'ok     ' : 'MISSING'}  ${c.name.padEnd(12)} ${c.detail}\n`);
         if (!c.ok && c.fix) process.stdout.write(`         fix: ${c.fix}\n`);
       }
-      setExitCode(checks.every((c) => c.ok) ? 0 : 1);
+      setExitCode(checks.every((c) => c.ok) ? EXIT_CLEAN : EXIT_FINDINGS);
     });
 }

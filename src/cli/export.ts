@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import type { SetExitCode } from './commands.js';
+import { EXIT_CLEAN } from './exit-codes.js';
 
 /** Version of the `envproof export` document. */
 export const EXPORT_SCHEMA_VERSION = 1;
@@ -23,6 +24,6 @@ export function registerExport(program: Command, setExitCode: SetExitCode): void
       }
       if (o.out) writeFileSync(o.out, doc);
       else process.stdout.write(doc);
-      setExitCode(0);
+      setExitCode(EXIT_CLEAN);
     });
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { readEnvgapDir } from '../store/envgap-import.js';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import type { SetExitCode } from './commands.js';
+import { EXIT_CLEAN } from './exit-codes.js';
 
 export function registerImport(program: Command, setExitCode: SetExitCode): void {
   const imp = program.command('import').description('Load existing results into the results store');
@@ -28,6 +29,6 @@ export function registerImport(program: Command, setExitCode: SetExitCode): void
         `imported ${data.runs.length} runs (${primary} primary) from ${data.files.length} files` +
           ` and ${data.tasks.length} tasks into ${o.store}\n`,
       );
-      setExitCode(0);
+      setExitCode(EXIT_CLEAN);
     });
 }

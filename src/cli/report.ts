@@ -9,6 +9,7 @@ import { renderJson } from '../report/json.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import type { SetExitCode } from './commands.js';
+import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 type Format = 'md' | 'csv' | 'json' | 'html';
 
@@ -97,7 +98,7 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
       if (published !== undefined) {
         const results = checkClaims(report, published);
         printCheck(results, o.format === 'json');
-        setExitCode(results.every((r) => r.ok) ? 0 : 1);
+        setExitCode(results.every((r) => r.ok) ? EXIT_CLEAN : EXIT_FINDINGS);
         return;
       }
       switch (o.format) {
@@ -114,6 +115,6 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
           for (const f of writeCsvTables(report, o.out!)) process.stderr.write(`wrote ${f}\n`);
           break;
       }
-      setExitCode(0);
+      setExitCode(EXIT_CLEAN);
     });
 }

@@ -3,6 +3,7 @@ import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { findTask, resolveSuite } from '../tasks/resolve.js';
 import { PROMPT_VARIANTS, type PromptVariant, type Task } from '../tasks/types.js';
 import type { SetExitCode } from './commands.js';
+import { EXIT_CLEAN } from './exit-codes.js';
 
 const SUITE_HELP = 'bundled (default), envgap-prompts:<dir>, or a YAML/JSON suite file';
 
@@ -25,7 +26,7 @@ export function registerTasks(program: Command, setExitCode: SetExitCode): void 
       const suite = resolveSuite(o.suite);
       if (o.json) process.stdout.write(`${JSON.stringify(suite.tasks, null, 2)}\n`);
       else printTable(suite.tasks);
-      setExitCode(0);
+      setExitCode(EXIT_CLEAN);
     });
   tasks
     .command('show <id>')
@@ -54,6 +55,6 @@ export function registerTasks(program: Command, setExitCode: SetExitCode): void 
           ].join('\n'),
         );
       }
-      setExitCode(0);
+      setExitCode(EXIT_CLEAN);
     });
 }
