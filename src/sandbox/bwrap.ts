@@ -5,7 +5,7 @@ import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, prepareWritableDirs, SANDBOX_UID, sandboxCacheDir } from './environment.js';
-import { DEFAULT_LIMITS, prlimitArgs, type SandboxLimits } from './limits.js';
+import { DEFAULT_LIMITS, prlimitArgs, type ProgramRun, type SandboxLimits } from './limits.js';
 import { baselineOf, MARKER_FILE, type Environment } from './rootfs.js';
 import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline } from './types.js';
 
@@ -17,18 +17,11 @@ const HOST_FILES = ['/etc/resolv.conf', '/etc/hosts', CA_BUNDLE, JAVA_CA_STORE];
 
 export type RootEntry = { name: string; symlink?: string };
 
-export interface BwrapPlan {
+export interface BwrapPlan extends ProgramRun {
   rootfs: string;
   rootEntries: readonly RootEntry[];
   /** Host files bound at the same path (each exists on the host and in the rootfs). */
   hostFiles: readonly string[];
-  workDir: string;
-  cacheDir: string;
-  cwd: string;
-  network: boolean;
-  env: Record<string, string>;
-  argv: readonly string[];
-  limits: SandboxLimits;
   timeoutMs: number;
   /** CPUs of this machine: the CPU-time limit allows all of them busy for the whole timeout. */
   cores: number;

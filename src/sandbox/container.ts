@@ -5,7 +5,7 @@ import { EnvproofError } from '../core/errors.js';
 import { runProcess, tail } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, prepareWritableDirs, SANDBOX_UID, sandboxCacheDir } from './environment.js';
-import type { SandboxLimits } from './limits.js';
+import type { ProgramRun, SandboxLimits } from './limits.js';
 import { baselineQueries, debianPackages, DEBIAN_SUITE, DPKG_QUERY_ARGV, parseDpkgQuery } from './recipes.js';
 import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline } from './types.js';
 
@@ -38,18 +38,11 @@ export function imageTag(language: EcosystemId, base: ImageBase = 'debian'): str
   return `envproof-${language}-${base}:${digest}`;
 }
 
-export interface ContainerRunPlan {
+export interface ContainerRunPlan extends ProgramRun {
   engine: ContainerEngine;
   image: string;
   /** Container name, so the container can be removed even when its client is killed. */
   name: string;
-  workDir: string;
-  cacheDir: string;
-  cwd: string;
-  network: boolean;
-  env: Record<string, string>;
-  argv: readonly string[];
-  limits: SandboxLimits;
   /** Bind the host's CA bundle (registries reached through this machine's CAs). */
   caBundle: boolean;
 }

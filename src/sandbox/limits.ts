@@ -32,3 +32,14 @@ export function prlimitArgs(limits: SandboxLimits, timeoutMs: number, cores: num
     '--',
   ];
 }
+
+/** What every backend's command line is built from: one program run, its work directory, caches and limits. */
+export interface ProgramRun {
+  workDir: string;
+  cacheDir: string;
+  cwd: string;
+  network: boolean;
+  env: Record<string, string>;
+  argv: readonly string[];
+  limits: SandboxLimits;
+}
