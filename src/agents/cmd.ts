@@ -3,6 +3,7 @@ import path from 'node:path';
 import { runProcess } from '../core/process.js';
 import { sanitizeWorkspace } from './project-files.js';
 import type { Agent, AgentTurnRequest, AgentTurnResult, Usage } from './types.js';
+import { shellQuote } from '../core/shell.js';
 
 /**
  * A command-line coding agent run in the workspace. Placeholders in the templates: {prompt_file} (a file
@@ -43,10 +44,6 @@ export const CMD_PRESETS: Record<string, CmdPreset> = {
     next: 'aider --yes-always --no-auto-commits --no-gitignore --restore-chat-history --message-file {prompt_file}',
   },
 };
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 export function fillTemplate(template: string, values: Record<string, string>): string {
   return template.replace(/\{(prompt_file|workspace|round|task|language)\}/g, (_, key: string) => shellQuote(values[key] ?? ''));

@@ -12,6 +12,7 @@ import { detectEcosystem } from './detect.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type LayerEntry, type PhaseTimes, type RunOutcome } from './report.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
 import { TOOL_VERSION } from '../core/version.js';
+import { shellCommandLine } from '../core/shell.js';
 
 export interface AuditOptions {
   dir: string;
@@ -35,14 +36,10 @@ function layer(deps: readonly Dependency[]): LayerEntry[] {
   return uniqueDependencies(deps).map(({ name, version, id }) => ({ name, ...(version ? { version } : {}), ...(id ? { id } : {}) }));
 }
 
-function shellQuote(argv: readonly string[]): string {
-  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
-
 function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string | null; timedOut: boolean; durationMs: number; stdout: string; stderr: string }): RunOutcome {
   const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
   return {
-    command: shellQuote(choice.argv),
+    command: shellCommandLine(choice.argv),
     argv: choice.argv,
     reason: choice.reason,
     exitCode: r.exitCode,
@@ -125,7 +122,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     lap('build');
 
     const choice = opts.run ? module.userRun(opts.run, ctx, install) : await entryPoint(module, ctx, install, work.project);
-    opts.progress(`tracing ${shellQuote(choice.argv)} (${choice.reason})`);
+    opts.progress(`tracing ${shellCommandLine(choice.argv)} (${choice.reason})`);
     const trace = await asInfrastructure(traceRun(sandbox, {
       argv: choice.argv,
       cwd: ctx.projectDir,

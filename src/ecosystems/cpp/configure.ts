@@ -3,7 +3,7 @@
  * found (find_package, with versions where the package reports one), fetched (FetchContent, including
  * a fetched project's own fetches), and what pkg-config resolved (from CMakeCache.txt).
  */
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError, StepFailedError } from '../../core/errors.js';
 import { uniqueDependencies } from '../../core/names.js';
@@ -15,6 +15,7 @@ import { classifyConfigureFailure } from './failure.js';
 import { readCmakeProject } from './manifest.js';
 import { cmakeName } from './names.js';
 import { parseProviderLog, PROVIDER_SCRIPT, type FindPackageRecord, type ProviderLog } from './provider.js';
+import { isDirectory, readIfExists } from '../../core/fs.js';
 
 /** Kept in InstallResult.details; build and attribute read it back. */
 export interface CmakeInstallDetails {
@@ -42,17 +43,6 @@ export function hostPath(ctx: AuditContext, inside: string): string {
   const host = ctx.sandbox.toHost(inside);
   if (!host) throw new EnvproofError(`${inside} is not visible from the host`, 'use a directory inside the sandbox work directory');
   return host;
-}
-
-async function readIfExists(p: string): Promise<string> {
-  return readFile(p, 'utf8').catch(() => '');
-}
-
-async function isDirectory(p: string): Promise<boolean> {
-  return stat(p).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
 }
 
 /** `KEY:TYPE=value` lines of CMakeCache.txt. */
@@ -183,12 +173,12 @@ export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult> 
   ];
   ctx.progress('cmake configure');
   const r = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
-  const log = parseProviderLog(await readIfExists(hostPath(ctx, logFile)));
+  const log = parseProviderLog((await readIfExists(hostPath(ctx, logFile))) ?? '');
   if (r.spawnError) throw new EnvproofError(`could not run cmake: ${r.spawnError}`, 'install CMake (Debian package cmake)');
   if (r.timedOut) throw new StepFailedError('configure', 'other', 'CMake configure timed out', tail(r.stdout + r.stderr));
   if (r.exitCode !== 0) throw configureFailure(`${r.stdout}\n${r.stderr}`, log);
 
-  const cache = parseCmakeCache(await readIfExists(path.join(hostPath(ctx, buildDir), 'CMakeCache.txt')));
+  const cache = parseCmakeCache((await readIfExists(path.join(hostPath(ctx, buildDir), 'CMakeCache.txt'))) ?? '');
   const { declarations } = await readCmakeProject(hostPath(ctx, ctx.projectDir));
   const fetched = await fetchedContent(ctx, log, buildDir, declarations);
   const pkgConfig = pkgConfigModules(declarations, cache);

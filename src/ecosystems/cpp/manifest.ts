@@ -3,7 +3,7 @@
  * add_subdirectory()/include() arguments. Declared names are the CMake names as written, normalised
  * (see names.ts); `id` carries the declaration in canonical form.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
 import { uniqueDependencies } from '../../core/names.js';
@@ -12,6 +12,7 @@ import { declarationsOf, describeDeclaration, type CmakeDeclaration } from './de
 import { parseCmake } from './lexer.js';
 import { cmakeName } from './names.js';
 import type { Variables } from './variables.js';
+import { isFile } from '../../core/fs.js';
 
 export const CMAKE_MANIFEST = 'CMakeLists.txt';
 
@@ -22,13 +23,6 @@ export interface CmakeProjectDeclarations {
   madeAvailable: Set<string>;
   skipped: SkippedEntry[];
   files: string[];
-}
-
-async function isFile(p: string): Promise<boolean> {
-  return stat(p).then(
-    (s) => s.isFile(),
-    () => false,
-  );
 }
 
 /** Parses the project's CMake files, following literal in-tree add_subdirectory()/include(). */

@@ -1,6 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { element, elements, elementsAt, lineOf, parsePomXml, text, type XmlElement } from './pom-xml.js';
+import { isFile } from '../../core/fs.js';
 
 /** A POM file and, when it could be found, the POM it inherits from. */
 export interface LoadedPom {
@@ -39,13 +40,6 @@ export interface ManagedVersion {
 export interface PomLookup {
   repositories: readonly string[];
   notes: string[];
-}
-
-async function isFile(p: string): Promise<boolean> {
-  return stat(p).then(
-    (s) => s.isFile(),
-    () => false,
-  );
 }
 
 async function readPom(file: string): Promise<XmlElement> {

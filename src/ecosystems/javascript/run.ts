@@ -5,13 +5,10 @@ import type { AuditContext, RunChoice } from '../types.js';
 import { hostProjectDir } from './host-path.js';
 import { MANIFEST } from './manifest.js';
 import { objectField, readPackageJson, type PackageJson } from './package-json.js';
+import { shellQuote } from '../../core/shell.js';
 
 /** Files `node` is commonly pointed at when package.json names no entry point. */
 const CONVENTIONAL_ENTRIES = ['index.js', 'server.js', 'app.js'] as const;
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * A shell command run as `npm run` would run it — with the project's node_modules/.bin first on the

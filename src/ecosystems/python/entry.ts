@@ -1,12 +1,9 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { isFile } from '../../core/fs.js';
 
 /** Files at the top of a project that are tooling, never the program. */
 const NOT_PROGRAMS = new Set(['setup.py', 'conftest.py', 'noxfile.py', 'fabfile.py', 'manage.py']);
-
-async function isFile(p: string): Promise<boolean> {
-  return (await stat(p).catch(() => undefined))?.isFile() ?? false;
-}
 
 export interface PythonEntry {
   /** Arguments after the interpreter. */

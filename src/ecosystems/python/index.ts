@@ -1,4 +1,3 @@
-import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { NoEntryPointError, StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
@@ -10,18 +9,12 @@ import { findPythonEntry } from './entry.js';
 import { MARKER_ENV_SCRIPT, markerEnvironmentFromJson } from './markers.js';
 import { installedDiff, pipInstall, pipList, venvDir, venvEnv, venvPython } from './pip.js';
 import { buildFileOwnerIndex, distributionsFromDirectory, sourceOfBytecode } from './record-index.js';
+import { isFile } from '../../core/fs.js';
 
 interface PythonInstallDetails {
   sitePackages: string[];
   baseline: Dependency[];
   pythonVersion: string;
-}
-
-async function exists(p: string): Promise<boolean> {
-  return access(p).then(
-    () => true,
-    () => false,
-  );
 }
 
 async function createVenv(ctx: AuditContext): Promise<void> {
@@ -41,7 +34,7 @@ async function interpreterFacts(ctx: AuditContext): Promise<{ sitePackages: stri
 
 /** What to hand pip: the requirements file when there is one, else the project itself (pyproject.toml). */
 async function installArgs(ctx: AuditContext, hostProjectDir: string): Promise<string[]> {
-  if (!(await exists(path.join(hostProjectDir, 'requirements.txt')))) return ['.'];
+  if (!(await isFile(path.join(hostProjectDir, 'requirements.txt')))) return ['.'];
   // pip recurses through `-r` includes without end (RecursionError): say what is wrong instead.
   const cycle = (await extractPythonDeclared(hostProjectDir)).skipped.find((s) => s.reason === 'include-cycle');
   if (cycle) {

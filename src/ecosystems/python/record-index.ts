@@ -1,5 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { readIfExists } from '../../core/fs.js';
 import { pep503 } from '../../core/names.js';
 
 export interface Distribution {
@@ -33,14 +34,6 @@ export function recordPath(line: string): string | undefined {
 function metadataField(metadata: string, field: string): string | undefined {
   const m = new RegExp(`^${field}:\\s*(.+)$`, 'mi').exec(metadata);
   return m?.[1]?.trim();
-}
-
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 /**
