@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runDoctor } from '../doctor/checks.js';
+import { runDoctor, type Check } from '../doctor/checks.js';
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
@@ -10,14 +10,19 @@ export function registerDoctor(program: Command, setExitCode: SetExitCode): void
     .option('--json', 'print the checks as JSON')
     .addHelpText('after', '\nExit codes: 0 everything present, 1 something missing.')
     .action(async (o: { json?: boolean }) => {
-      const checks = await runDoctor();
-      if (o.json) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
-      else {
-        for (const c of checks) {
-          process.stdout.write(`${c.ok ? 'ok     ' : 'MISSING'}  ${c.name.padEnd(22)} ${c.detail}\n`);
-          if (!c.ok && c.fix) process.stdout.write(`         fix: ${c.fix}\n`);
-        }
-      }
-      setExitCode(checks.every((c) => c.ok) ? EXIT_CLEAN : EXIT_FINDINGS);
+      printChecks(await runDoctor(), Boolean(o.json), setExitCode);
     });
+}
+
+/** Prints checks (or their JSON); exit code 1 when any failed. Shared with `envproof env doctor`. */
+export function printChecks(checks: Check[], json: boolean, setExitCode: SetExitCode): void {
+  if (json) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+  else {
+    const width = Math.max(...checks.map((c) => c.name.length));
+    for (const c of checks) {
+      process.stdout.write(`${c.ok ? 'ok     ' : 'MISSING'}  ${c.name.padEnd(width)}  ${c.detail}\n`);
+      if (!c.ok && c.fix) process.stdout.write(`         fix: ${c.fix}\n`);
+    }
+  }
+  setExitCode(checks.every((c) => c.ok) ? EXIT_CLEAN : EXIT_FINDINGS);
 }

@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { doctorChecks } from '../sandbox/doctor.js';
+import { printChecks } from './doctor.js';
 import { ensureEnvironment, inspectEnvironment, rootfsDir, treeSize } from '../sandbox/rootfs.js';
 import type { SetExitCode } from './commands.js';
-import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 function languagesOf(arg: string): EcosystemId[] {
   if (arg === 'all') return [...ECOSYSTEM_IDS];
@@ -67,13 +67,9 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
   env
     .command('doctor')
     .description('Check bubblewrap, namespaces, ptrace, debootstrap and disk space; say how to fix what is missing')
+    .option('--json', 'print the checks as JSON')
     .addHelpText('after', '\nExit codes: 0 everything present, 1 something missing.')
-    .action(async () => {
-      const checks = await doctorChecks();
-      for (const c of checks) {
-        process.stdout.write(`${c.ok ? 'ok     ' : 'MISSING'}  ${c.name.padEnd(12)} ${c.detail}\n`);
-        if (!c.ok && c.fix) process.stdout.write(`         fix: ${c.fix}\n`);
-      }
-      setExitCode(checks.every((c) => c.ok) ? EXIT_CLEAN : EXIT_FINDINGS);
+    .action(async (o: { json?: boolean }) => {
+      printChecks(await doctorChecks(), Boolean(o.json), setExitCode);
     });
 }

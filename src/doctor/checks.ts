@@ -42,7 +42,7 @@ async function toolCheck(t: ToolSpec): Promise<Check> {
 }
 
 /** Can this process trace a child? (ptrace may be forbidden by Yama, seccomp or a container profile.) */
-async function ptraceCheck(): Promise<Check> {
+export async function ptraceCheck(): Promise<Check> {
   const r = await runProcess(['strace', '-f', '-qq', '-e', 'trace=none', 'true'], { env: ENV, timeoutMs: 30_000 });
   if (r.spawnError) return { name: 'ptrace permitted', ok: false, detail: 'strace is not installed', fix: `${APT} strace` };
   if (r.exitCode === 0) return { name: 'ptrace permitted', ok: true, detail: 'strace can trace a child process' };
@@ -50,7 +50,7 @@ async function ptraceCheck(): Promise<Check> {
     name: 'ptrace permitted',
     ok: false,
     detail: r.stderr.trim().split('\n')[0] ?? 'strace failed',
-    fix: 'sysctl kernel.yama.ptrace_scope=0, or run in a container with --cap-add SYS_PTRACE',
+    fix: 'sudo sysctl -w kernel.yama.ptrace_scope=1 (in a container: --cap-add SYS_PTRACE)',
   };
 }
 

@@ -1,25 +1,18 @@
 import { mkdir, statfs } from 'node:fs/promises';
-import { runProcess } from '../core/process.js';
+import { ptraceCheck, type Check } from '../doctor/checks.js';
 import { bwrapWorks } from './probe.js';
 import { commandExists, MIN_FREE_BYTES, rootfsRoot, sudoBuildCommand } from './rootfs.js';
 
-export interface DoctorCheck {
-  name: string;
-  ok: boolean;
-  detail: string;
-  /** The command (or action) that fixes a failed check. */
-  fix?: string;
-}
 
-function installCheck(name: string, command: string, pkg: string, why: string): DoctorCheck {
+function installCheck(name: string, command: string, pkg: string, why: string): Check {
   const ok = commandExists(command);
   return { name, ok, detail: ok ? `${command} found (${why})` : `${command} not found (${why})`, fix: ok ? undefined : `apt-get install -y ${pkg}` };
 }
 
 /** Everything the bwrap backend needs on this machine, each failed item with what fixes it. */
-export async function doctorChecks(): Promise<DoctorCheck[]> {
+export async function doctorChecks(): Promise<Check[]> {
   const isRoot = process.getuid?.() === 0;
-  const checks: DoctorCheck[] = [
+  const checks: Check[] = [
     installCheck('bubblewrap', 'bwrap', 'bubblewrap', 'runs programs in namespaces'),
     installCheck('debootstrap', 'debootstrap', 'debootstrap', 'builds the root filesystems'),
     installCheck('util-linux', 'setpriv', 'util-linux', 'setpriv and prlimit drop privileges and set limits'),
@@ -38,15 +31,7 @@ export async function doctorChecks(): Promise<DoctorCheck[]> {
         : 'sudo sysctl -w kernel.unprivileged_userns_clone=1 user.max_user_namespaces=15000 (or run envproof as root)',
   });
 
-  const trace = commandExists('strace')
-    ? await runProcess(['strace', '-f', '-o', '/dev/null', 'true'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 10_000 })
-    : null;
-  checks.push({
-    name: 'ptrace',
-    ok: trace?.exitCode === 0,
-    detail: trace === null ? 'not checked: strace is missing' : trace.exitCode === 0 ? 'strace can trace a child process' : `strace failed: ${trace.stderr.trim()}`,
-    fix: trace?.exitCode === 0 ? undefined : trace === null ? 'apt-get install -y strace' : 'sudo sysctl -w kernel.yama.ptrace_scope=1 (in a container: --cap-add SYS_PTRACE)',
-  });
+  checks.push(await ptraceCheck());
 
   checks.push({
     name: 'root',
