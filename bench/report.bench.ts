@@ -116,7 +116,7 @@ try {
   const [paperRuns, importPhase] = measure(() => {
     const data = readEnvgapDir(PAPER);
     const store = ResultsStore.open(paperStore);
-    store.replaceRuns(data.runs, data.tasks);
+    store.replaceRuns(data.runs, { source: 'envgap-csv', tasks: data.tasks });
     store.close();
     return data.runs.length;
   });
@@ -131,7 +131,7 @@ try {
     const [count, write] = measure(() => {
       const { runs, tasks } = synthetic(agents, trials);
       const store = ResultsStore.open(file);
-      store.replaceRuns(runs, tasks);
+      store.replaceRuns(runs, { source: 'envproof', tasks });
       store.close();
       return runs.length;
     });

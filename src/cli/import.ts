@@ -20,7 +20,7 @@ export function registerImport(program: Command, setExitCode: SetExitCode): void
       for (const w of data.warnings) process.stderr.write(`envproof: warning: ${w}\n`);
       const store = ResultsStore.open(o.store);
       try {
-        store.replaceRuns(data.runs, data.tasks);
+        store.replaceRuns(data.runs, { source: 'envgap-csv', tasks: data.tasks });
       } finally {
         store.close();
       }

@@ -2,32 +2,69 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { EnvproofError, UsageError, errorMessage } from '../core/errors.js';
-import { computeAggregate, type AggregateReport } from '../metrics/aggregate.js';
-import { checkClaims, readVerification, type CheckResult } from '../report/check.js';
+import { computeAggregate, type AggregateReport, type ReportSource } from '../metrics/aggregate.js';
+import { sourcesOf } from '../metrics/aggregate-sources.js';
+import { checkClaims, readVerification, type CheckOutcome, type CheckResult } from '../report/check.js';
 import { writeCsvTables } from '../report/csv.js';
 import { renderJson } from '../report/json.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
+import type { StoredRun } from '../store/types.js';
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 type Format = 'md' | 'csv' | 'json' | 'html';
+
+const SOURCE_CHOICES: readonly ReportSource[] = ['envgap-csv', 'envproof', 'all'];
 
 interface ReportOptions {
   store: string;
   format: Format;
   out?: string;
   check?: string;
+  source?: ReportSource;
 }
 
-function loadReport(storePath: string): AggregateReport {
+function describeLeftOut(infrastructureFailed: number, unfinished: number): string {
+  const parts = [
+    ...(infrastructureFailed > 0 ? [`${infrastructureFailed} set aside as infrastructure failures`] : []),
+    ...(unfinished > 0 ? [`${unfinished} unfinished`] : []),
+  ];
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+/**
+ * The reports to write: one per source present (the default; sources are never mixed), the one asked for, or all
+ * sources pooled with agents and tasks keyed by source. Each counts the runs it leaves out.
+ */
+function loadReports(storePath: string, choice: ReportSource | undefined): AggregateReport[] {
   const store = ResultsStore.open(storePath, { mustExist: true });
   try {
-    const runs = store.runs();
-    if (runs.length === 0) {
+    const done = store.runs();
+    const infrastructureFailed = store.runsWithStatus('infrastructure-failed');
+    const unfinished = store.runsWithStatus('running');
+    const present = sourcesOf([...done, ...infrastructureFailed, ...unfinished]);
+    if (present.length === 0) {
       throw new EnvproofError(`${storePath} holds no runs`, 'Import data (envproof import envgap-csv <dir>) or run envproof run first.');
     }
-    return computeAggregate(runs, store.tasks());
+    const wanted: ReportSource[] = choice ? [choice] : present;
+    const reports: AggregateReport[] = [];
+    for (const source of wanted) {
+      const of = (runs: StoredRun[]) => runs.filter((r) => source === 'all' || r.source === source);
+      const runs = of(done);
+      const leftOut = describeLeftOut(of(infrastructureFailed).length, of(unfinished).length);
+      const label = source === 'all' ? '' : ` of source ${source}`;
+      if (runs.length === 0) {
+        const message = `${storePath} holds no finished runs${label}${leftOut}`;
+        if (choice) throw new EnvproofError(message, present.length > 1 ? `It holds runs of ${present.join(', ')}: choose one with --source.` : undefined);
+        process.stderr.write(`envproof: ${message}; no report for it\n`);
+        continue;
+      }
+      const tasks = source === 'all' ? store.tasks() : store.tasks(source);
+      reports.push(computeAggregate(runs, tasks, { infrastructureFailed: of(infrastructureFailed), unfinished: of(unfinished) }));
+    }
+    if (reports.length === 0) throw new EnvproofError(`${storePath} holds no finished runs`, 'Re-run envproof run: runs set aside after infrastructure failures are tried again.');
+    return reports;
   } finally {
     store.close();
   }
@@ -52,31 +89,66 @@ async function renderHtmlReport(report: AggregateReport): Promise<string> {
   }
 }
 
-function writeOrPrint(text: string, out: string | undefined, fileName: string): void {
-  if (out === undefined) {
-    process.stdout.write(text);
-    return;
-  }
-  mkdirSync(out, { recursive: true });
-  const file = path.join(out, fileName);
+function writeFile(text: string, dir: string, fileName: string): void {
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, fileName);
   writeFileSync(file, text);
   process.stderr.write(`wrote ${file}\n`);
 }
 
-function printCheck(results: readonly CheckResult[], asJson: boolean): void {
-  if (asJson) {
-    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-    return;
-  }
+function printCheck(outcome: CheckOutcome, file: string): void {
+  const { results, missing } = outcome;
   const pw = Math.max(9, ...results.map((r) => r.published.length));
   const rw = Math.max(10, ...results.map((r) => r.recomputed.length));
+  const line = (r: CheckResult) => `${(r.ok ? 'yes' : 'NO').padEnd(4)}${r.published.padStart(pw)}  ${r.recomputed.padStart(rw)}  ${r.claim}${r.note ? `  (${r.note})` : ''}\n`;
+  const values = results.filter((r) => r.kind === 'metric' || r.kind === 'unknown');
+  const inputs = results.filter((r) => r.kind === 'input' || r.kind === 'threshold');
   process.stdout.write(`${'ok'.padEnd(4)}${'published'.padStart(pw)}  ${'recomputed'.padStart(rw)}  claim\n`);
-  for (const r of results) {
-    const note = r.note ? `  (${r.note})` : '';
-    process.stdout.write(`${(r.ok ? 'yes' : 'NO').padEnd(4)}${r.published.padStart(pw)}  ${r.recomputed.padStart(rw)}  ${r.claim}${note}\n`);
+  for (const r of values) process.stdout.write(line(r));
+  if (inputs.length > 0) {
+    process.stdout.write('\nInput counts and thresholds (what the metrics were computed from, not metric values):\n');
+    for (const r of inputs) process.stdout.write(line(r));
   }
-  const matched = results.filter((r) => r.ok).length;
-  process.stdout.write(`${matched} of ${results.length} claims match\n`);
+  const matched = (rs: CheckResult[]) => rs.filter((r) => r.ok).length;
+  process.stdout.write(
+    `\n${matched(results)} of ${results.length} claims match: ${matched(values)} of ${values.length} metric values, ` +
+      `${matched(inputs)} of ${inputs.length} input counts and thresholds\n`,
+  );
+  if (missing.length > 0) {
+    process.stdout.write(`${missing.length} claims envproof recomputes are not in ${file}:\n`);
+    for (const m of missing) process.stdout.write(`  ${m.recomputed.padStart(rw)}  ${m.claim}\n`);
+  }
+}
+
+/** One output per report; with several (one per source), each under a heading or in a folder named after its source. */
+async function writeReports(reports: readonly AggregateReport[], format: Format, out: string | undefined): Promise<void> {
+  const several = reports.length > 1;
+  if (several && out === undefined && format === 'html') {
+    throw new UsageError(`the store holds runs of ${reports.map((r) => r.source).join(' and ')}: one HTML file each needs --out <dir>`, 'Or choose one with --source.');
+  }
+  if (format === 'json' && out === undefined) {
+    const doc = several ? { bySource: Object.fromEntries(reports.map((r) => [r.source, r])) } : reports[0];
+    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    return;
+  }
+  for (const report of reports) {
+    const dir = out === undefined ? undefined : several ? path.join(out, report.source) : out;
+    switch (format) {
+      case 'md':
+        if (dir) writeFile(renderMarkdown(report), dir, 'report.md');
+        else process.stdout.write(renderMarkdown(report));
+        break;
+      case 'json':
+        writeFile(renderJson(report), dir!, 'report.json');
+        break;
+      case 'html':
+        writeFile(await renderHtmlReport(report), dir!, 'report.html');
+        break;
+      case 'csv':
+        for (const f of writeCsvTables(report, dir!)) process.stderr.write(`wrote ${f}\n`);
+        break;
+    }
+  }
 }
 
 export function registerReport(program: Command, setExitCode: SetExitCode): void {
@@ -87,6 +159,7 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
     .addOption(new Option('--format <format>', 'output format').choices(['md', 'csv', 'json', 'html']).default('md'))
     .option('--out <dir>', 'write files into this folder (required for csv; md/json/html print to stdout without it)')
     .option('--check <verification.csv>', 'compare with published values (the paper\'s results/verification.csv); with --format json print the comparison as JSON')
+    .addOption(new Option('--source <source>', 'which runs: envgap-csv (imported), envproof (envproof run) or all (pooled, agents and tasks keyed by source); default: each source present, reported apart').choices([...SOURCE_CHOICES]))
     .addHelpText('after', '\nExit codes: 0 report written (or every checked claim matches), 1 a checked claim differs, 2 error.')
     .action(async (o: ReportOptions) => {
       // Validate the arguments before the (possibly long) computation.
@@ -94,27 +167,21 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
       if (o.format === 'csv' && o.out === undefined && published === undefined) {
         throw new UsageError('--format csv writes one file per table and needs --out <dir>');
       }
-      const report = loadReport(o.store);
+      const reports = loadReports(o.store, o.source);
       if (published !== undefined) {
-        const results = checkClaims(report, published);
-        printCheck(results, o.format === 'json');
-        setExitCode(results.every((r) => r.ok) ? EXIT_CLEAN : EXIT_FINDINGS);
+        const outcomes = reports.map((report) => ({ source: report.source, ...checkClaims(report, published) }));
+        if (o.format === 'json') {
+          process.stdout.write(`${JSON.stringify(outcomes.length === 1 ? outcomes[0] : { bySource: Object.fromEntries(outcomes.map((c) => [c.source, c])) }, null, 2)}\n`);
+        } else {
+          for (const outcome of outcomes) {
+            if (outcomes.length > 1) process.stdout.write(`== source ${outcome.source} ==\n`);
+            printCheck(outcome, o.check!);
+          }
+        }
+        setExitCode(outcomes.every((c) => c.results.every((r) => r.ok)) ? EXIT_CLEAN : EXIT_FINDINGS);
         return;
       }
-      switch (o.format) {
-        case 'md':
-          writeOrPrint(renderMarkdown(report), o.out, 'report.md');
-          break;
-        case 'json':
-          writeOrPrint(renderJson(report), o.out, 'report.json');
-          break;
-        case 'html':
-          writeOrPrint(await renderHtmlReport(report), o.out, 'report.html');
-          break;
-        case 'csv':
-          for (const f of writeCsvTables(report, o.out!)) process.stderr.write(`wrote ${f}\n`);
-          break;
-      }
+      await writeReports(reports, o.format, o.out);
       setExitCode(EXIT_CLEAN);
     });
 }

@@ -66,7 +66,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       const plans = planRuns({ agents, suite, tasks, languages: parseLanguages(o.languages), trials: o.trials, variant: o.variant });
       const store = ResultsStore.open(o.store);
       try {
-        store.replaceRuns([], tasks.map(({ id, title, domain, complexity }) => ({ id, title, domain, complexity })));
+        store.replaceRuns([], { source: 'envproof', tasks: tasks.map(({ id, title, domain, complexity }) => ({ id, title, domain, complexity })) });
         const summary = await runMatrix(plans, store, {
           jobs: o.jobs,
           repairs: o.repairs,

@@ -1,6 +1,6 @@
 /** Agreement of declared sets: across agents on one task (Fig. 9) and across one agent's trials (Table 5). */
 import { ALL_AGENTS, type CrossAgentRow, type RunRecord, type StabilityRow } from './aggregate-types.js';
-import type { AggregateContext } from './aggregate-strata.js';
+import { measurable, type AggregateContext, type DeclaredRun } from './aggregate-strata.js';
 import { jaccard, mean, median, pct } from './stats.js';
 
 export const ALL_PAIRS = 'all pairs';
@@ -20,8 +20,9 @@ export function crossAgent(ctx: AggregateContext): { rows: CrossAgentRow[]; cdrM
   const rows: CrossAgentRow[] = [];
   const pooledCdr: number[] = [];
   for (const language of ctx.languages) {
-    const byAgentTask = new Map<string, RunRecord>();
-    for (const r of ctx.primary) if (r.language === language) byAgentTask.set(`${r.agent} ${r.taskId}`, r);
+    // Both agents' runs of a task must be successful with a known D1.
+    const byAgentTask = new Map<string, DeclaredRun>();
+    for (const r of measurable(ctx.primary)) if (r.language === language) byAgentTask.set(`${r.agent} ${r.taskId}`, r);
     const taskIds = [...new Set(ctx.primary.filter((r) => r.language === language).map((r) => r.taskId))].sort();
     const pooled: number[] = [];
     for (let i = 0; i < ctx.agents.length; i++) {
@@ -32,7 +33,7 @@ export function crossAgent(ctx: AggregateContext): { rows: CrossAgentRow[]; cdrM
         for (const task of taskIds) {
           const ra = byAgentTask.get(`${a} ${task}`);
           const rb = byAgentTask.get(`${b} ${task}`);
-          if (ra?.finalSuccess && rb?.finalSuccess) values.push(jaccard(new Set(ra.declared), new Set(rb.declared)));
+          if (ra && rb) values.push(jaccard(new Set(ra.declared), new Set(rb.declared)));
         }
         rows.push(summarise(language, `${a}-${b}`, values));
         pooled.push(...values);
@@ -91,16 +92,17 @@ export function stability(ctx: AggregateContext): StabilityRow[] {
       const runs = ctx.runs.filter((r) => r.agent === agent && r.language === language);
       const trials = [...new Set(runs.map((r) => r.trial))].sort((a, b) => a - b);
       if (trials.length < 2) continue;
-      const byTask = new Map<string, Map<number, RunRecord>>();
-      for (const r of runs) {
-        const m = byTask.get(r.taskId) ?? new Map<number, RunRecord>();
+      // A task counts when every trial's run is successful with a known D1.
+      const byTask = new Map<string, Map<number, DeclaredRun>>();
+      for (const r of measurable(runs)) {
+        const m = byTask.get(r.taskId) ?? new Map<number, DeclaredRun>();
         m.set(r.trial, r);
         byTask.set(r.taskId, m);
       }
       const tasks: TaskStability[] = [];
       for (const task of [...byTask.keys()].sort()) {
         const perTrial = trials.map((t) => byTask.get(task)!.get(t));
-        if (perTrial.every((r) => r?.finalSuccess)) tasks.push(taskStability(perTrial.map((r) => new Set(r!.declared))));
+        if (perTrial.every((r) => r !== undefined)) tasks.push(taskStability(perTrial.map((r) => new Set(r!.declared))));
       }
       rows.push(stabilityRow(agent, language, trials, tasks));
       const pool = pooled.get(language) ?? { trials: new Set<number>(), tasks: [] };

@@ -11,7 +11,7 @@ import {
   type SyslibRow,
   type WeakestDomain,
 } from './aggregate-types.js';
-import { mapStrata, type AggregateContext } from './aggregate-strata.js';
+import { hasDeclared, mapStrata, type AggregateContext } from './aggregate-strata.js';
 import { pct, spearman } from './stats.js';
 
 interface Outcome {
@@ -54,7 +54,7 @@ export function repairBucket(r: RunRecord): RepairBucket {
   if (!r.finalSuccess) return 'failed';
   const d = r.repairDepth;
   if (d === null || d < 1) return 'unknown';
-  return d <= 3 ? '1-3' : d <= 7 ? '4-7' : '8-10';
+  return d <= 3 ? '1-3' : d <= 7 ? '4-7' : d <= 10 ? '8-10' : '>10';
 }
 
 export function repairBuckets(ctx: AggregateContext): RepairBucketRow[] {
@@ -119,9 +119,9 @@ export function weakestDomains(ctx: AggregateContext, rows: readonly DomainRow[]
   });
 }
 
-/** Table A1: |D1| against first-attempt success (1/0), over all primary runs of the stratum. */
+/** Table A1: |D1| against first-attempt success (1/0), over the primary runs of the stratum whose D1 is known. */
 export function spearmanRows(ctx: AggregateContext): SpearmanRow[] {
-  return mapStrata(ctx, ctx.primary, (rows, agent, language) => {
+  return mapStrata(ctx, ctx.primary.filter(hasDeclared), (rows, agent, language) => {
     const s = spearman(
       rows.map((r) => r.declared.length),
       rows.map((r) => (r.firstSuccess ? 1 : 0)),

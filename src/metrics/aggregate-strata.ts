@@ -28,9 +28,9 @@ export function makeContext(runs: readonly RunRecord[], tasks: readonly TaskInfo
 }
 
 /** Runs keyed by `agent language` and `all language`. */
-export function groupByStratum(rows: readonly RunRecord[]): Map<string, RunRecord[]> {
-  const groups = new Map<string, RunRecord[]>();
-  const push = (key: string, r: RunRecord) => {
+export function groupByStratum<R extends RunRecord>(rows: readonly R[]): Map<string, R[]> {
+  const groups = new Map<string, R[]>();
+  const push = (key: string, r: R) => {
     const list = groups.get(key);
     if (list) list.push(r);
     else groups.set(key, [r]);
@@ -46,10 +46,10 @@ export function groupByStratum(rows: readonly RunRecord[]): Map<string, RunRecor
  * Calls `fn` for every (agent, language) stratum of `rows` that has rows, agents first (alphabetically, languages in
  * order), then the pooled `all` rows per language; collects the non-null results.
  */
-export function mapStrata<T>(
+export function mapStrata<R extends RunRecord, T>(
   ctx: AggregateContext,
-  rows: readonly RunRecord[],
-  fn: (rows: RunRecord[], agent: string, language: EcosystemId) => T | null,
+  rows: readonly R[],
+  fn: (rows: R[], agent: string, language: EcosystemId) => T | null,
 ): T[] {
   const groups = groupByStratum(rows);
   const out: T[] = [];
@@ -64,6 +64,17 @@ export function mapStrata<T>(
   return out;
 }
 
-export function successful(rows: readonly RunRecord[]): RunRecord[] {
-  return rows.filter((r) => r.finalSuccess);
+/** A run whose first manifest could be read: D1 is known. */
+export type DeclaredRun = RunRecord & { declared: string[] };
+
+export function hasDeclared(r: RunRecord): r is DeclaredRun {
+  return r.declared !== null;
+}
+
+/**
+ * The runs the dependency-set metrics use: successful, with a known D1. A run whose first manifest could not be
+ * read declared something unknown, not nothing, so it is left out rather than counted as declaring nothing.
+ */
+export function measurable(rows: readonly RunRecord[]): DeclaredRun[] {
+  return rows.filter((r): r is DeclaredRun => r.finalSuccess && hasDeclared(r));
 }

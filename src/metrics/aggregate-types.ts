@@ -29,8 +29,11 @@ export interface RunRecord {
   repairDepth: number | null;
   /** Error class of the first attempt as recorded (`None`, `MissingDep`, `SystemLib`, ...); null when absent. */
   initialErrorType: string | null;
-  /** D1, D2, D3: normalised, de-duplicated, sorted package names. */
-  declared: string[];
+  /**
+   * D1, D2, D3: normalised, de-duplicated, sorted package names. D1 is null when the first manifest M(0) could not
+   * be read: what the agent declared is unknown, and the run is left out of every dependency-set metric.
+   */
+  declared: string[] | null;
   installed: string[];
   traced: string[];
   /** Declared/installed counts as recorded: the agent's own figures for imported data, set sizes for envproof runs. */
@@ -39,6 +42,8 @@ export interface RunRecord {
 }
 
 export interface TaskInfo {
+  /** Whose task this is; with runs of several sources, a task only describes the runs of its own source. */
+  source?: RunSource;
   id: string;
   title?: string;
   /** The task domain (the paper's `category`). */
@@ -65,8 +70,9 @@ export interface ConvergenceRow {
   repairedPct: number | null;
 }
 
-export type RepairBucket = '0' | '1-3' | '4-7' | '8-10' | 'failed' | 'unknown';
-export const REPAIR_BUCKETS: readonly RepairBucket[] = ['0', '1-3', '4-7', '8-10', 'failed', 'unknown'];
+export type RepairBucket = '0' | '1-3' | '4-7' | '8-10' | '>10' | 'failed' | 'unknown';
+/** The paper's buckets for k ≤ 10, and `>10` for runs given more repair rounds (`envproof run --repairs`). */
+export const REPAIR_BUCKETS: readonly RepairBucket[] = ['0', '1-3', '4-7', '8-10', '>10', 'failed', 'unknown'];
 
 /** Repair-depth distribution (Fig. 5). `unknown`: succeeded after repair, depth not recorded (imported data). */
 export interface RepairBucketRow {
@@ -179,18 +185,41 @@ export interface SpearmanRow {
   pValue: number | null;
 }
 
-/** Tables B4/B5: how many successful primary runs have the package phantom (declared, not traced) or hidden. */
+/**
+ * Tables B4/B5: how many successful primary runs have the package phantom (declared, not traced) or hidden.
+ * Ties (docs/report.md): packages with the same count share a rank (1, 2, 2, 4), are listed alphabetically, and
+ * `tied` says how many packages have that count, listed or not.
+ */
 export interface FrequentGapRow {
   kind: 'phantom' | 'hidden';
   language: EcosystemId;
   rank: number;
   name: string;
   runs: number;
+  /** Packages of this language and kind with the same count, this one included. */
+  tied: number;
 }
+
+/** Runs left out of every metric, per (agent, language) and pooled per language. */
+export interface SetAsideRow {
+  agent: string;
+  language: EcosystemId;
+  /** Runs that ended and are counted. */
+  counted: number;
+  /** Runs the machinery (sandbox, registry, model API) failed beyond its retries: not the agent's failures. */
+  infrastructureFailed: number;
+  /** Runs still being recorded, or stopped before they ended. */
+  unfinished: number;
+}
+
+/** Which runs the report is about: one source, or every source with agents and tasks keyed by their source. */
+export type ReportSource = RunSource | 'all';
 
 export interface AggregateReport {
   /** Shape version of this object, bumped on incompatible changes. */
   schemaVersion: 1;
+  /** The runs' source; `all` when several sources are pooled (agents and tasks then read `<source>/<name>`). */
+  source: ReportSource;
   agents: string[];
   languages: EcosystemId[];
   domains: string[];
@@ -206,6 +235,11 @@ export interface AggregateReport {
   convergence: ConvergenceRow[];
   repairBuckets: RepairBucketRow[];
   inflation: InflationRow[];
+  /**
+   * Inflation with the paper's D2 for the languages where the paper defines D2 := D1 (C++: CMake resolves nothing
+   * transitively), beside `inflation`, which uses D2 as recorded (for envproof's runs, what CMake configure found).
+   */
+  inflationPaperCompatible: InflationRow[];
   mismatch: MismatchRow[];
   manifestAccuracy: AccuracyRow[];
   crossAgent: CrossAgentRow[];
@@ -218,4 +252,5 @@ export interface AggregateReport {
   udr: UdrRow[];
   spearman: SpearmanRow[];
   frequentGaps: FrequentGapRow[];
+  setAside: SetAsideRow[];
 }

@@ -1,4 +1,4 @@
-import type { GapSets, ProjectMetrics } from '../core/types.js';
+import type { EcosystemId, GapSets, ProjectMetrics } from '../core/types.js';
 
 function minus(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
   return [...a].filter((x) => !b.has(x)).sort();
@@ -48,4 +48,13 @@ export function projectMetrics(d1: ReadonlySet<string>, d2: ReadonlySet<string>,
     recall,
     f1,
   };
+}
+
+/**
+ * Languages for which the paper defines the installed set as the declared one (D2 := D1): C++, since CMake has no
+ * package manager that resolves dependencies transitively. envproof measures D2 there too (what CMake configure
+ * found or fetched) and reports the paper-compatible figures beside its own.
+ */
+export function paperInstalledIsDeclared(language: EcosystemId): boolean {
+  return language === 'cpp';
 }

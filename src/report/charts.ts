@@ -36,6 +36,7 @@ const REPAIR_BUCKET_LABELS: Record<RepairBucket, string> = {
   '1-3': 'k = 1–3',
   '4-7': 'k = 4–7',
   '8-10': 'k = 8–10',
+  '>10': 'k > 10',
   failed: 'not converged',
   unknown: 'repaired, depth unknown',
 };
@@ -44,6 +45,7 @@ const REPAIR_BUCKET_COLORS: Record<RepairBucket, string> = {
   '1-3': '#91cf60',
   '4-7': '#fee08b',
   '8-10': '#fc8d59',
+  '>10': '#b2182b',
   failed: '#d73027',
   unknown: '#bdbdbd',
 };
@@ -135,7 +137,7 @@ export function repairDepth(report: AggregateReport): Figure {
   const rows = report.repairBuckets.filter((r) => r.agent !== ALL_AGENTS);
   if (rows.length === 0) return missing('fig5', FIG5, 'No primary runs, so there are no repair depths to show.');
   const unknown = rows.reduce((s, r) => s + r.counts.unknown, 0);
-  const known = rows.reduce((s, r) => s + r.counts['1-3'] + r.counts['4-7'] + r.counts['8-10'], 0);
+  const known = rows.reduce((s, r) => s + r.counts['1-3'] + r.counts['4-7'] + r.counts['8-10'] + r.counts['>10'], 0);
   if (unknown > 0 && known === 0) {
     return missing(
       'fig5',

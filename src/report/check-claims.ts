@@ -7,8 +7,16 @@ import { ALL_AGENTS, type AggregateReport } from '../metrics/aggregate.js';
 import { ALL_PAIRS } from '../metrics/aggregate-agreement.js';
 import { pyRound } from './csv-number.js';
 
+/**
+ * `input`: a count of what the metrics were computed from (runs, tasks per domain), not a result; `threshold`: a
+ * bound the data must clear (≥), not a value. `--check` reports both apart from the metric values.
+ */
+export type ClaimKind = 'metric' | 'input' | 'threshold';
+
 export interface Claim {
   name: string;
+  /** Default `metric`. */
+  kind?: ClaimKind;
   /** Unrounded; null when undefined (written `-`). */
   value: number | null;
   decimals: number;
@@ -121,6 +129,7 @@ function domainClaims(r: AggregateReport): Claim[] {
     { name: 'Domain SR0 range, high (%)', value: sr0.length ? Math.max(...sr0) : null, decimals: 0, tolerance: 0.5 },
     {
       name: 'Lowest final SR over agent-domain pairs, at least (%)',
+      kind: 'threshold',
       value: lowestFinal === null ? null : lowestFinal >= 95 ? 95 : lowestFinal,
       decimals: 0,
       tolerance: 0,
@@ -135,9 +144,9 @@ function countClaims(r: AggregateReport): Claim[] {
       .filter((u) => u.language === 'macro' && u.agent !== ALL_AGENTS)
       .map((u) => ({ name: `Unnecessary dependency rate, ${capitalise(u.agent)} macro average (%)`, value: u.udrPct, decimals: 1, tolerance: 0.05 })),
     { name: 'C++ successful manifests declaring nlohmann_json', value: r.counts.cppNlohmannJson, decimals: 0, tolerance: 0 },
-    { name: 'Total evaluation runs', value: r.counts.totalRuns, decimals: 0, tolerance: 0 },
-    { name: 'Primary runs', value: r.counts.primaryRuns, decimals: 0, tolerance: 0 },
-    ...r.counts.tasksPerDomain.map((d) => ({ name: `Table 1 tasks in domain ${d.domain}`, value: d.tasks, decimals: 0, tolerance: 0 })),
+    { name: 'Total evaluation runs', kind: 'input', value: r.counts.totalRuns, decimals: 0, tolerance: 0 },
+    { name: 'Primary runs', kind: 'input', value: r.counts.primaryRuns, decimals: 0, tolerance: 0 },
+    ...r.counts.tasksPerDomain.map((d): Claim => ({ name: `Table 1 tasks in domain ${d.domain}`, kind: 'input', value: d.tasks, decimals: 0, tolerance: 0 })),
   ];
 }
 

@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs';
 import { EnvproofError, errorMessage } from '../core/errors.js';
 import type { AggregateReport } from '../metrics/aggregate.js';
 import { CsvSyntaxError, parseCsv } from '../store/csv.js';
-import { formatClaim, recomputeClaims } from './check-claims.js';
+import { formatClaim, recomputeClaims, type ClaimKind } from './check-claims.js';
 
 export interface CheckResult {
   claim: string;
+  /** What the claim is: a metric value, an input count, or a threshold (`unknown` for a claim envproof does not know). */
+  kind: ClaimKind | 'unknown';
   /** The published value as written (`-` when the paper gives none). */
   published: string;
   /** The recomputed value formatted like the published one; `-` when undefined or the claim is unknown. */
@@ -59,16 +61,29 @@ function parsePublished(text: string): number | null | undefined {
 // Differences within this much of the tolerance are the binary floats' noise, not a mismatch.
 const EPSILON = 1e-9;
 
-export function checkClaims(report: AggregateReport, published: readonly PublishedClaim[]): CheckResult[] {
+export interface CheckOutcome {
+  /** One per claim of the file, in its order. */
+  results: CheckResult[];
+  /** Claims envproof recomputes, with a value, that the file does not hold. */
+  missing: { claim: string; recomputed: string }[];
+}
+
+export function checkClaims(report: AggregateReport, published: readonly PublishedClaim[]): CheckOutcome {
   const claims = recomputeClaims(report);
-  return published.map(({ claim, paper }) => {
+  const results = published.map(({ claim, paper }): CheckResult => {
     const c = claims.get(claim);
-    if (!c) return { claim, published: paper, recomputed: '-', ok: false, note: 'unknown claim' };
+    if (!c) return { claim, kind: 'unknown', published: paper, recomputed: '-', ok: false, note: 'unknown claim' };
+    const kind = c.kind ?? 'metric';
     const recomputed = formatClaim(c.value, c.decimals);
     const want = parsePublished(paper);
-    if (want === undefined) return { claim, published: paper, recomputed, ok: false, note: 'published value is not a number' };
-    if (want === null || c.value === null) return { claim, published: paper, recomputed, ok: want === c.value };
+    if (want === undefined) return { claim, kind, published: paper, recomputed, ok: false, note: 'published value is not a number' };
+    if (want === null || c.value === null) return { claim, kind, published: paper, recomputed, ok: want === c.value };
     const got = c.compareAt === undefined ? c.value : Number(formatClaim(c.value, c.compareAt));
-    return { claim, published: paper, recomputed, ok: Math.abs(got - want) <= c.tolerance + EPSILON };
+    return { claim, kind, published: paper, recomputed, ok: Math.abs(got - want) <= c.tolerance + EPSILON };
   });
+  const inFile = new Set(published.map((p) => p.claim));
+  const missing = [...claims.values()]
+    .filter((c) => !inFile.has(c.name) && c.value !== null)
+    .map((c) => ({ claim: c.name, recomputed: formatClaim(c.value, c.decimals) }));
+  return { results, missing };
 }

@@ -126,15 +126,27 @@ export function extendedTables(report: AggregateReport): ReportTable[] {
     },
     convergenceTable(report, 'convergence_pooled', 'Convergence per language, pooled over agents', isPooled),
     {
+      name: 'set_aside',
+      title: 'Runs counted, and runs left out of every metric: infrastructure failures (sandbox, registry, model API) and unfinished runs',
+      header: ['agent', 'language', 'counted', 'infrastructure_failed', 'unfinished'],
+      rows: report.setAside.map((r) => [r.agent, r.language, String(r.counted), String(r.infrastructureFailed), String(r.unfinished)]),
+    },
+    {
       name: 'repair_buckets',
       title: 'Repair depth (Fig. 5): runs per bucket; "unknown" = repaired, depth not recorded',
-      header: ['agent', 'language', 'n', 'depth_0', 'depth_1_3', 'depth_4_7', 'depth_8_10', 'failed', 'unknown'],
+      header: ['agent', 'language', 'n', 'depth_0', 'depth_1_3', 'depth_4_7', 'depth_8_10', 'depth_over_10', 'failed', 'unknown'],
       rows: report.repairBuckets.map((r) => [
         r.agent,
         r.language,
         String(r.n),
         ...REPAIR_BUCKETS.map((b) => String(r.counts[b])),
       ]),
+    },
+    {
+      name: 'inflation_paper_compatible',
+      title: 'Inflation ρ with the paper\'s D2 := D1 for C++ (beside the inflation tables, which use D2 as recorded: for envproof\'s runs, what CMake configure found)',
+      header: ['agent', 'language', 'n_successful', 'rho_mean', 'rho_median'],
+      rows: report.inflationPaperCompatible.map((r) => [r.agent, r.language, String(r.n), f(r.mean, 2), f(r.median, 2)]),
     },
     {
       name: 'inflation_by_agent',
@@ -177,12 +189,25 @@ export function extendedTables(report: AggregateReport): ReportTable[] {
       name: kind === 'phantom' ? 'tableB4_phantom' : 'tableB5_hidden',
       title:
         kind === 'phantom'
-          ? 'Table B4: most frequent phantom packages (declared, never loaded) per language'
-          : 'Table B5: most frequent hidden packages (loaded, never declared) per language',
-      header: ['language', 'rank', 'package', 'runs'],
-      rows: report.frequentGaps.filter((g) => g.kind === kind).map((g) => [g.language, String(g.rank), g.name, String(g.runs)]),
+          ? 'Table B4: most frequent phantom packages (declared, never loaded) per language; equal counts share a rank, "tied" = packages with that count'
+          : 'Table B5: most frequent hidden packages (loaded, never declared) per language; equal counts share a rank, "tied" = packages with that count',
+      header: ['language', 'rank', 'package', 'runs', 'tied'],
+      rows: report.frequentGaps.filter((g) => g.kind === kind).map((g) => [g.language, String(g.rank), g.name, String(g.runs), String(g.tied)]),
     })),
   ];
+}
+
+/** Runs left out of the metrics, in words, for the writers' introductions; empty when none was. */
+export function setAsideSentence(report: AggregateReport): string {
+  const pooled = report.setAside.filter(isPooled);
+  const infra = pooled.reduce((s, r) => s + r.infrastructureFailed, 0);
+  const unfinished = pooled.reduce((s, r) => s + r.unfinished, 0);
+  if (infra === 0 && unfinished === 0) return '';
+  const parts = [
+    ...(infra > 0 ? [`${infra} set aside as infrastructure failures`] : []),
+    ...(unfinished > 0 ? [`${unfinished} unfinished`] : []),
+  ];
+  return `Not counted in any metric: ${parts.join(', ')} (table "set_aside", per agent and language).`;
 }
 
 export function allTables(report: AggregateReport): ReportTable[] {

@@ -6,7 +6,7 @@
 import type { AggregateReport, RunSource } from '../metrics/aggregate.js';
 import { buildFigures, languageLabel, type Figure } from './charts.js';
 import { renderSvg } from './charts-render.js';
-import { allTables, type ReportTable } from './csv-tables.js';
+import { allTables, setAsideSentence, type ReportTable } from './csv-tables.js';
 import { tableToCsv } from './csv.js';
 import { escapeHtml } from './html-escape.js';
 import { REPORT_CSS } from './html-style.js';
@@ -21,7 +21,7 @@ interface Section {
 
 /** The paper's order (§6.1–6.5, then the appendix). */
 const SECTIONS: Section[] = [
-  { id: 'summary', title: 'Summary', items: ['summary'] },
+  { id: 'summary', title: 'Summary', items: ['summary', 'set_aside'] },
   {
     id: 'convergence',
     title: '1. Convergence under self-repair',
@@ -30,7 +30,7 @@ const SECTIONS: Section[] = [
   {
     id: 'misspecification',
     title: '2. Environment growth and manifest misspecification',
-    items: ['fig7', 'mismatch_rates', 'mismatch_by_agent', 'fig8', 'inflation', 'inflation_by_agent', 'table4_manifest_accuracy'],
+    items: ['fig7', 'mismatch_rates', 'mismatch_by_agent', 'fig8', 'inflation', 'inflation_by_agent', 'inflation_paper_compatible', 'table4_manifest_accuracy'],
   },
   {
     id: 'agreement',
@@ -76,12 +76,13 @@ function renderHeader(report: AggregateReport): string {
     ['Agents', report.agents.join(', ') || '—'],
     ['Languages', report.languages.map(languageLabel).join(', ') || '—'],
     ['Task domains', report.domains.length > 0 ? `${report.domains.length}: ${report.domains.join(', ')}` : '—'],
+    ...(setAsideSentence(report) ? [['Left out', setAsideSentence(report)] as [string, string]] : []),
   ];
   return (
     '<header><h1>envproof report</h1>' +
     '<p class="lead">Declared (D1), installed (D2) and runtime-traced (D3) dependencies of agent-generated projects, ' +
     'with the metrics, tables and figures of “Code That Works, Environments That Don’t”. Primary runs are the first trial ' +
-    'of every agent; dependency-set metrics use the successful ones.</p>' +
+    'of every agent; dependency-set metrics use the successful ones whose first manifest could be read.</p>' +
     `<dl class="facts">${facts.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl></header>`
   );
 }

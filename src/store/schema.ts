@@ -1,6 +1,6 @@
 /** The results store's SQLite schema (documented in docs/store.md). Bump SCHEMA_VERSION on any change and migrate. */
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const SCHEMA_V1 = `
 CREATE TABLE runs (
@@ -75,4 +75,61 @@ CREATE TABLE tree_entries (
   blob       TEXT    NOT NULL REFERENCES blobs (hash),
   PRIMARY KEY (tree_hash, path)
 );
+`;
+
+/**
+ * Version 3, honest accounting (issue 9):
+ * - `runs.d1` may be null: the first manifest M(0) could not be read, so what was declared is unknown (not empty);
+ *   SQLite cannot drop a NOT NULL constraint, so the table is rebuilt (same ids, so attempts keep their run);
+ * - `attempts.sandbox`: the backend the attempt ran in;
+ * - `tasks` keyed by source, so that importing one source's tasks never changes another's domains. A v2 store did
+ *   not record whose tasks it held: they are given to both sources.
+ * Run with foreign keys off (the rebuild drops `runs`, which would otherwise cascade to `attempts`).
+ */
+export const MIGRATE_V2_TO_V3 = `
+CREATE TABLE runs_v3 (
+  id                 INTEGER PRIMARY KEY,
+  source             TEXT    NOT NULL CHECK (source IN ('envgap-csv', 'envproof')),
+  agent              TEXT    NOT NULL,
+  language           TEXT    NOT NULL CHECK (language IN ('python', 'java', 'javascript', 'cpp')),
+  task_id            TEXT    NOT NULL,
+  trial              INTEGER NOT NULL CHECK (trial >= 1),
+  is_primary         INTEGER NOT NULL CHECK (is_primary IN (0, 1)),
+  first_success      INTEGER NOT NULL CHECK (first_success IN (0, 1)),
+  final_success      INTEGER NOT NULL CHECK (final_success IN (0, 1)),
+  repair_depth       INTEGER,
+  initial_error_type TEXT,
+  d1                 TEXT,
+  d2                 TEXT    NOT NULL,
+  d3                 TEXT    NOT NULL,
+  claimed_count      INTEGER,
+  transitive_count   INTEGER,
+  raw                TEXT,
+  origin             TEXT,
+  updated_at         TEXT    NOT NULL,
+  status             TEXT    NOT NULL DEFAULT 'done' CHECK (status IN ('running', 'done', 'infrastructure-failed')),
+  UNIQUE (source, agent, language, task_id, trial)
+);
+INSERT INTO runs_v3 (id, source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
+                     initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status)
+  SELECT id, source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
+         initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v3 RENAME TO runs;
+
+ALTER TABLE attempts ADD COLUMN sandbox TEXT;
+
+CREATE TABLE tasks_v3 (
+  source     TEXT NOT NULL CHECK (source IN ('envgap-csv', 'envproof')),
+  id         TEXT NOT NULL,
+  title      TEXT,
+  domain     TEXT NOT NULL,
+  complexity TEXT,
+  PRIMARY KEY (source, id)
+);
+INSERT INTO tasks_v3 (source, id, title, domain, complexity)
+  SELECT s.source, t.id, t.title, t.domain, t.complexity
+  FROM tasks t CROSS JOIN (SELECT 'envgap-csv' AS source UNION ALL SELECT 'envproof') s;
+DROP TABLE tasks;
+ALTER TABLE tasks_v3 RENAME TO tasks;
 `;

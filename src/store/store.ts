@@ -9,8 +9,8 @@ import { EnvproofError, errorMessage } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
 import type { TreeEntry, TreeSnapshot } from '../protocol/tree.js';
-import { MIGRATE_V1_TO_V2, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
-import type { AttemptRecord, RunKey, RunStatus, StoredRun } from './types.js';
+import { MIGRATE_V1_TO_V2, MIGRATE_V2_TO_V3, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
+import type { AttemptRecord, RunKey, RunStatus, StoredRun, StoredTask } from './types.js';
 
 export const DEFAULT_STORE = 'envproof.db';
 
@@ -25,7 +25,7 @@ interface RunRow {
   final_success: number;
   repair_depth: number | null;
   initial_error_type: string | null;
-  d1: string;
+  d1: string | null;
   d2: string;
   d3: string;
   claimed_count: number | null;
@@ -60,7 +60,7 @@ function toRow(run: StoredRun, now: string): RunRow & { updated_at: string } {
     final_success: run.finalSuccess ? 1 : 0,
     repair_depth: run.repairDepth,
     initial_error_type: run.initialErrorType,
-    d1: JSON.stringify(run.declared),
+    d1: run.declared === null ? null : JSON.stringify(run.declared),
     d2: JSON.stringify(run.installed),
     d3: JSON.stringify(run.traced),
     claimed_count: run.claimedCount,
@@ -84,7 +84,7 @@ function fromRow(row: RunRow): StoredRun {
     finalSuccess: row.final_success === 1,
     repairDepth: row.repair_depth,
     initialErrorType: row.initial_error_type,
-    declared: JSON.parse(row.d1) as string[],
+    declared: row.d1 === null ? null : (JSON.parse(row.d1) as string[]),
     installed: JSON.parse(row.d2) as string[],
     traced: JSON.parse(row.d3) as string[],
     claimedCount: row.claimed_count,
@@ -145,26 +145,37 @@ export class ResultsStore {
       return;
     }
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('foreign_keys = ON');
     if (version < SCHEMA_VERSION) {
+      // Migrations may rebuild tables: with foreign keys on, dropping the old `runs` would delete every attempt.
+      this.db.pragma('foreign_keys = OFF');
       this.db.transaction(() => {
         if (version < 1) this.db.exec(SCHEMA_V1);
         if (version < 2) this.db.exec(MIGRATE_V1_TO_V2);
+        if (version < 3) this.db.exec(MIGRATE_V2_TO_V3);
+        if ((this.db.pragma('foreign_key_check') as unknown[]).length > 0) {
+          throw new EnvproofError(`${this.file}: migrating the store broke its references; it was left unchanged`);
+        }
         this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
       })();
     }
+    this.db.pragma('foreign_keys = ON');
   }
 
-  /** Inserts or replaces (same source, agent, language, task, trial) all runs and tasks in one transaction. */
-  replaceRuns(runs: readonly StoredRun[], tasks: readonly TaskInfo[] = []): void {
+  /**
+   * Inserts or replaces (same source, agent, language, task, trial) all runs, and the tasks of one source, in one
+   * transaction. Tasks are kept per source: one source's tasks never change another's domains.
+   */
+  replaceRuns(runs: readonly StoredRun[], tasks?: { source: RunSource; tasks: readonly TaskInfo[] }): void {
     const upsertRun = this.db.prepare(UPSERT_RUN);
     const upsertTask = this.db.prepare(
-      `INSERT INTO tasks (id, title, domain, complexity) VALUES (@id, @title, @domain, @complexity)
-       ON CONFLICT (id) DO UPDATE SET title = excluded.title, domain = excluded.domain, complexity = excluded.complexity`,
+      `INSERT INTO tasks (source, id, title, domain, complexity) VALUES (@source, @id, @title, @domain, @complexity)
+       ON CONFLICT (source, id) DO UPDATE SET title = excluded.title, domain = excluded.domain, complexity = excluded.complexity`,
     );
     const now = new Date().toISOString();
     this.db.transaction(() => {
-      for (const t of tasks) upsertTask.run({ id: t.id, title: t.title ?? null, domain: t.domain, complexity: t.complexity ?? null });
+      for (const t of tasks?.tasks ?? []) {
+        upsertTask.run({ source: tasks!.source, id: t.id, title: t.title ?? null, domain: t.domain, complexity: t.complexity ?? null });
+      }
       for (const r of runs) upsertRun.run(toRow(r, now));
     })();
   }
@@ -176,9 +187,9 @@ export class ResultsStore {
   putRun(run: StoredRun, attempts: readonly AttemptRecord[] = []): number {
     const insertAttempt = this.db.prepare(
       `INSERT OR REPLACE INTO attempts (run_id, attempt, tree_hash, manifest_path, manifest, success, error_class,
-         error_tail, started_at, duration_ms, tokens_in, tokens_out, cost_usd, step, note, phases)
+         error_tail, started_at, duration_ms, tokens_in, tokens_out, cost_usd, step, note, phases, sandbox)
        VALUES (@run_id, @attempt, @tree_hash, @manifest_path, @manifest, @success, @error_class, @error_tail,
-         @started_at, @duration_ms, @tokens_in, @tokens_out, @cost_usd, @step, @note, @phases)`,
+         @started_at, @duration_ms, @tokens_in, @tokens_out, @cost_usd, @step, @note, @phases, @sandbox)`,
     );
     return this.db.transaction(() => {
       const { id } = this.db.prepare(UPSERT_RUN).get(toRow(run, new Date().toISOString())) as { id: number };
@@ -200,6 +211,7 @@ export class ResultsStore {
           step: a.step ?? null,
           note: a.note ?? null,
           phases: a.phasesMs ? JSON.stringify(a.phasesMs) : null,
+          sandbox: a.sandbox ?? null,
         });
       }
       return id;
@@ -208,11 +220,15 @@ export class ResultsStore {
 
   /** The runs that have ended (status `done`): runs being recorded or lost to infrastructure are left out. */
   runs(): StoredRun[] {
-    return this.selectRuns("WHERE status = 'done'");
+    return this.runsWithStatus('done');
   }
 
-  private selectRuns(where: string): StoredRun[] {
-    const rows = this.db.prepare(`SELECT * FROM runs ${where} ORDER BY source, agent, language, task_id, trial`).all() as RunRow[];
+  runsWithStatus(status: RunStatus): StoredRun[] {
+    return this.selectRuns('WHERE status = ?', status);
+  }
+
+  private selectRuns(where: string, ...params: string[]): StoredRun[] {
+    const rows = this.db.prepare(`SELECT * FROM runs ${where} ORDER BY source, agent, language, task_id, trial`).all(...params) as RunRow[];
     return rows.map((row) => {
       if (!(ECOSYSTEM_IDS as readonly string[]).includes(row.language)) {
         throw new EnvproofError(`${this.file}: run of unknown language ${row.language}`);
@@ -244,7 +260,18 @@ export class ResultsStore {
       step: a.step as string | null,
       note: a.note as string | null,
       phasesMs: a.phases === null ? null : (JSON.parse(a.phases as string) as Record<string, number>),
+      sandbox: a.sandbox as string | null,
     }));
+  }
+
+  /** Removes every attempt of a run (a run restarted from scratch abandons them). */
+  deleteAttempts(key: RunKey): void {
+    this.db
+      .prepare(
+        `DELETE FROM attempts WHERE run_id = (SELECT id FROM runs
+           WHERE source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?)`,
+      )
+      .run(key.source, key.agent, key.language, key.taskId, key.trial);
   }
 
   /** Every run, whatever its status (for inspection and export). */
@@ -297,14 +324,18 @@ export class ResultsStore {
     };
   }
 
-  tasks(): TaskInfo[] {
-    const rows = this.db.prepare('SELECT id, title, domain, complexity FROM tasks ORDER BY id').all() as {
+  /** The tasks of one source, or of every source. */
+  tasks(source?: RunSource): StoredTask[] {
+    const where = source === undefined ? '' : 'WHERE source = ?';
+    const rows = this.db.prepare(`SELECT source, id, title, domain, complexity FROM tasks ${where} ORDER BY source, id`).all(...(source === undefined ? [] : [source])) as {
+      source: RunSource;
       id: string;
       title: string | null;
       domain: string;
       complexity: string | null;
     }[];
     return rows.map((t) => ({
+      source: t.source,
       id: t.id,
       domain: t.domain,
       ...(t.title === null ? {} : { title: t.title }),

@@ -1,5 +1,5 @@
 /** Records as the results store keeps them. */
-import type { RunRecord } from '../metrics/aggregate-types.js';
+import type { RunRecord, RunSource, TaskInfo } from '../metrics/aggregate-types.js';
 
 /** `running` while `envproof run` records it; only `done` runs enter the metrics. */
 export type RunStatus = 'running' | 'done' | 'infrastructure-failed';
@@ -36,6 +36,13 @@ export interface AttemptRecord {
   note?: string | null;
   /** Milliseconds per phase: agent, prepare, install, build, run, analysis, envproof (its own bookkeeping). */
   phasesMs?: Record<string, number> | null;
+  /** The sandbox backend the attempt ran in (the one requested when it never reached a sandbox). */
+  sandbox?: string | null;
+}
+
+/** A task as the store keeps it: per source, so that two sources never share (or overwrite) a domain. */
+export interface StoredTask extends TaskInfo {
+  source: RunSource;
 }
 
 /** Identifies a run: a re-import or re-run with the same key replaces it. */
