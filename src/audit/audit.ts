@@ -6,7 +6,7 @@ import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, R
 import { readmeRunCommand } from './readme-run.js';
 import { gapSets, projectMetrics } from '../metrics/project.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
-import type { Sandbox } from '../sandbox/types.js';
+import type { Sandbox, SandboxBackend } from '../sandbox/types.js';
 import { traceRun } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type LayerEntry, type PhaseTimes, type RunOutcome } from './report.js';
@@ -28,6 +28,8 @@ export interface AuditOptions {
    */
   tracedView?: Partial<Record<EcosystemId, string>>;
   progress(message: string): void;
+  /** Told which backend the sandbox is, as soon as it exists (also when a later step fails). */
+  onSandbox?(backend: SandboxBackend): void;
 }
 
 const OUTPUT_TAIL_BYTES = 4000;
@@ -97,6 +99,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
   let sandbox: Sandbox | undefined;
   try {
     sandbox = await asInfrastructure(createSandbox({ backend: opts.sandbox, language: module.id, hostWorkDir: work.root, progress: opts.progress }));
+    opts.onSandbox?.(sandbox.backend);
     const insideWork = sandbox.workDir;
     const ctx: AuditContext = {
       sandbox,

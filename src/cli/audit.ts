@@ -4,6 +4,7 @@ import { EnvproofError, StepFailedError, UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS } from '../core/types.js';
 import { renderAuditText } from '../report/audit-text.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
+import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
@@ -39,12 +40,12 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .option('--timeout <seconds>', 'time limit of the traced run', '120')
     .addOption(new Option('--sandbox <backend>', 'where installs and the traced run happen').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--fail-on <kinds>', `which findings make the exit code 1 (${FINDING_KINDS.join(',')})`, 'phantom,hidden,run')
-    .addOption(new Option('--java-attribution <how>', 'Java D3: jars classes were loaded from, or (as the paper) jars opened').choices(['loaded', 'opened']).default('loaded'))
+    .addOption(javaAttributionOption())
     .option('--json', 'print the report as JSON (schema: docs/audit-json.md)')
     .option('--keep', 'keep the work directory and print its path')
     .option('-q, --quiet', 'no progress messages')
     .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error.')
-    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: 'loaded' | 'opened'; json?: boolean; keep?: boolean; quiet?: boolean }) => {
+    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: JavaAttribution; json?: boolean; keep?: boolean; quiet?: boolean }) => {
       const failOn = parseFailOn(o.failOn);
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
       // Loaded on use, so other commands start without the audit machinery.
@@ -58,7 +59,7 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
           timeoutSec: parseTimeout(o.timeout),
           keep: Boolean(o.keep),
           sandbox: o.sandbox,
-          tracedView: o.javaAttribution === 'opened' ? { java: 'opened' } : {},
+          tracedView: tracedViewOf(o.javaAttribution),
           progress,
         });
       } catch (err) {

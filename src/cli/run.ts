@@ -9,6 +9,7 @@ import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import { resolveSuite, selectTasks } from '../tasks/resolve.js';
 import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
 import type { SetExitCode } from './commands.js';
+import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 function positiveInt(name: string, min: number) {
@@ -47,6 +48,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .addOption(new Option('--variant <v>', 'prompt variant').choices([...PROMPT_VARIANTS]).default('explicit'))
     .addOption(new Option('--sandbox <backend>', 'where projects are installed and run').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--timeout <seconds>', 'time limit of each program run', positiveInt('--timeout', 1), 120)
+    .addOption(javaAttributionOption())
     .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
     .option('--retries <n>', 'retries of an infrastructure failure (sandbox, registry, model API) before a run is set aside', positiveInt('--retries', 0), 2)
     .option('--retry-delay <seconds>', 'wait before the first retry (doubling after)', positiveInt('--retry-delay', 0), 5)
@@ -57,7 +59,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       'after',
       '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nExit codes: 0 every run ended, 1 some runs were set aside after infrastructure failures, 2 error.',
     )
-    .action(async (o: { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
+    .action(async (o: { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
@@ -72,6 +74,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           repairs: o.repairs,
           sandbox: o.sandbox,
           runTimeoutSec: o.timeout,
+          tracedView: tracedViewOf(o.javaAttribution),
           agentTimeoutSec: o.agentTimeout,
           infraRetries: o.retries,
           retryDelaySec: o.retryDelay,

@@ -13,11 +13,18 @@ export interface AuditContext {
   progress(message: string): void;
 }
 
+/**
+ * `network`: the tool's output shows a failed connection, not yet told whose (ecosystems/registry.ts settles it
+ * into `registry-unreachable`, infrastructure, or `fetch-failure`, the project's own download); `timeout`: the step
+ * ran out of time while the registry answered.
+ */
 export type InstallFailureClass =
   | 'no-such-package'
   | 'no-matching-version'
   | 'native-build-failure'
   | 'network'
+  | 'registry-unreachable'
+  | 'timeout'
   | 'missing-system-library'
   | 'fetch-failure'
   | 'build-configuration'

@@ -35,6 +35,16 @@ const MISSING_MODULE = [
   /package [\w.]+ does not exist/,
 ];
 const MISSING_SYSTEM_LIBRARY = [/error while loading shared libraries/, /fatal error: [\w/.+-]+\.h(pp)?: No such file or directory/, /cannot find -l\w+/];
+/** Compiler settings the project chose that the toolchain refuses (Java release, C++ standard, flags): configuration. */
+const COMPILER_CONFIGURATION = [
+  /(?:Source|Target) option \S+ is no longer supported/,
+  /invalid (?:source|target) release/,
+  /release version \S+ not supported/,
+  /unrecognized command[- ]line option/,
+  /invalid value ['‘][^'’]*['’] in ['‘]-std=/,
+];
+/** Errors the compiler locates in a source file: the code itself does not compile. */
+const SOURCE_ERROR = [/^\S+\.(?:c|cc|cpp|cxx|h|hh|hpp|hxx):\d+:\d+: (?:fatal )?error:/m, /\S+\.java:\[\d+,\d+\]/, /\S+\.java:\d+: error:/];
 
 /** Class of a program that installed and built but did not exit 0 in time. */
 export function classifyRunFailure(output: string, timedOut: boolean): ErrorClass {
@@ -47,8 +57,12 @@ export function classifyRunFailure(output: string, timedOut: boolean): ErrorClas
 /** Class of a failed install, configure or build step, from the ecosystem's own failure class. */
 export function classifyStepFailure(step: string, failureClass: string, output: string): ErrorClass {
   switch (failureClass) {
-    case 'network':
+    // Only the registry itself being unreachable is infrastructure (ecosystems/registry.ts decides, from evidence).
+    case 'registry-unreachable':
       return 'infrastructure';
+    case 'timeout':
+      return 'timeout';
+    case 'network':
     case 'no-such-package':
     case 'no-matching-version':
     case 'fetch-failure':
@@ -58,8 +72,10 @@ export function classifyStepFailure(step: string, failureClass: string, output: 
     case 'native-build-failure':
       return MISSING_SYSTEM_LIBRARY.some((re) => re.test(output)) ? 'missing-system-library' : 'build-configuration';
     default:
-      if (step === 'build' && MISSING_MODULE.some((re) => re.test(output))) return 'missing-dependency';
-      if (step === 'build' && MISSING_SYSTEM_LIBRARY.some((re) => re.test(output))) return 'missing-system-library';
-      return step === 'build' && /error:|ERROR/.test(output) && !/cmake|CMake|pom\.xml/.test(output) ? 'code-bug' : 'build-configuration';
+      if (step !== 'build') return 'build-configuration';
+      if (MISSING_MODULE.some((re) => re.test(output))) return 'missing-dependency';
+      if (MISSING_SYSTEM_LIBRARY.some((re) => re.test(output))) return 'missing-system-library';
+      if (COMPILER_CONFIGURATION.some((re) => re.test(output))) return 'build-configuration';
+      return SOURCE_ERROR.some((re) => re.test(output)) ? 'code-bug' : 'build-configuration';
   }
 }

@@ -1,4 +1,4 @@
-import { runAudit } from '../audit/audit.js';
+import { runAudit, type AuditOptions } from '../audit/audit.js';
 import type { AuditReport } from '../audit/report.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError } from '../core/errors.js';
 import { tail } from '../core/process.js';
@@ -10,6 +10,8 @@ export interface ExecuteOptions {
   language: EcosystemId;
   sandbox: BackendChoice;
   timeoutSec: number;
+  /** Which view of D3 the metrics use per ecosystem (java: `loaded` or `opened`), as `audit --java-attribution`. */
+  tracedView?: AuditOptions['tracedView'];
   progress(message: string): void;
 }
 
@@ -19,10 +21,12 @@ export interface AttemptFailure {
   tail: string;
 }
 
-export type ExecuteOutcome =
+/** `sandbox`: the backend the attempt ran in, or the one requested when it failed before a sandbox existed. */
+export type ExecuteOutcome = { sandbox: BackendChoice } & (
   | { success: true; report: AuditReport }
   /** `report` is there when the program was installed and run but failed. */
-  | { success: false; failure: AttemptFailure; report?: AuditReport };
+  | { success: false; failure: AttemptFailure; report?: AuditReport }
+);
 
 const TAIL_LINES = 60;
 
@@ -31,6 +35,8 @@ const TAIL_LINES = 60;
  * so a successful attempt already carries its three layers.
  */
 export async function executeAttempt(projectDir: string, opts: ExecuteOptions): Promise<ExecuteOutcome> {
+  let sandbox: BackendChoice = opts.sandbox;
+  const failed = (failure: AttemptFailure, report?: AuditReport): ExecuteOutcome => ({ success: false, sandbox, failure, ...(report ? { report } : {}) });
   try {
     const report = await runAudit({
       dir: projectDir,
@@ -38,28 +44,28 @@ export async function executeAttempt(projectDir: string, opts: ExecuteOptions): 
       timeoutSec: opts.timeoutSec,
       keep: false,
       sandbox: opts.sandbox,
+      ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
       progress: opts.progress,
+      onSandbox: (backend) => {
+        sandbox = backend;
+      },
     });
-    if (report.run.success) return { success: true, report };
+    if (report.run.success) return { success: true, sandbox, report };
     const output = report.run.outputTail;
-    return {
-      success: false,
-      report,
-      failure: { class: classifyRunFailure(output, report.run.timedOut), step: 'run', tail: tail(output || `exit code ${report.run.exitCode}`, TAIL_LINES) },
-    };
+    return failed({ class: classifyRunFailure(output, report.run.timedOut), step: 'run', tail: tail(output || `exit code ${report.run.exitCode}`, TAIL_LINES) }, report);
   } catch (err) {
     if (err instanceof StepFailedError) {
-      return { success: false, failure: { class: classifyStepFailure(err.step, err.failureClass, err.output), step: err.step, tail: tail(`${err.message}\n${err.output}`, TAIL_LINES) } };
+      return failed({ class: classifyStepFailure(err.step, err.failureClass, err.output), step: err.step, tail: tail(`${err.message}\n${err.output}`, TAIL_LINES) });
     }
     if (err instanceof NoEntryPointError) {
-      return { success: false, failure: { class: 'no-entry-point', step: 'entry', tail: `${err.message}${err.hint ? `\n${err.hint}` : ''}` } };
+      return failed({ class: 'no-entry-point', step: 'entry', tail: `${err.message}${err.hint ? `\n${err.hint}` : ''}` });
     }
     if (err instanceof InfrastructureError) {
-      return { success: false, failure: { class: 'infrastructure', step: 'sandbox', tail: err.message } };
+      return failed({ class: 'infrastructure', step: 'sandbox', tail: err.message });
     }
     if (err instanceof EnvproofError) {
       // The project itself is unusable: no manifest, a malformed one, ...
-      return { success: false, failure: { class: 'build-configuration', step: 'manifest', tail: `${err.message}${err.details ? `\n${tail(err.details, TAIL_LINES)}` : ''}` } };
+      return failed({ class: 'build-configuration', step: 'manifest', tail: `${err.message}${err.details ? `\n${tail(err.details, TAIL_LINES)}` : ''}` });
     }
     throw err;
   }

@@ -11,7 +11,7 @@ import type { ResultsStore } from '../store/store.js';
 import type { AttemptRecord, RunKey, StoredRun } from '../store/types.js';
 import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
 import { PAPER_ERROR_TYPE, type ErrorClass } from './classify.js';
-import { executeAttempt, type AttemptFailure } from './execute.js';
+import { executeAttempt, type AttemptFailure, type ExecuteOptions } from './execute.js';
 import { repairPrompt } from './prompts.js';
 import { restoreTree, snapshotTree } from './tree.js';
 
@@ -32,6 +32,8 @@ export interface ProtocolOptions {
   runTimeoutSec: number;
   /** Time limit of one agent turn, seconds. */
   agentTimeoutSec: number;
+  /** Which view of D3 the metrics use per ecosystem (`--java-attribution`). */
+  tracedView?: ExecuteOptions['tracedView'];
   /** How often an infrastructure failure is retried before the run is set aside. */
   infraRetries: number;
   /** Seconds to wait before the first retry; each further retry waits twice as long. */
@@ -51,7 +53,8 @@ function runKey(plan: RunPlan): RunKey {
 
 /** The run row as it stands; `done` only when the run has ended. */
 interface RunState {
-  declared: string[];
+  /** D1 = Parse(M0); null when M(0) is missing or unreadable (unknown, not empty). */
+  declared: string[] | null;
   firstClass: ErrorClass | null;
   successRound: number | null;
   final?: AuditReport;
@@ -69,10 +72,10 @@ function runRecord(plan: RunPlan, state: RunState, status: StoredRun['status']):
     finalSuccess: state.successRound !== null,
     repairDepth: state.successRound,
     initialErrorType: state.successRound === 0 ? NO_ERROR_TYPE : state.firstClass ? PAPER_ERROR_TYPE[state.firstClass] : null,
-    declared: unique(state.declared),
+    declared: state.declared && unique(state.declared),
     installed: unique(installed),
     traced: unique(traced),
-    claimedCount: unique(state.declared).length,
+    claimedCount: state.declared && unique(state.declared).length,
     transitiveCount: unique(installed).length,
     status,
   };
@@ -86,14 +89,14 @@ async function manifestOf(workspace: string, language: EcosystemId): Promise<{ p
   return null;
 }
 
-/** D1 = Parse(M0): what the first attempt declares; an unreadable manifest declares nothing. */
-async function declaredNames(workspace: string, language: EcosystemId): Promise<string[]> {
+/** D1 = Parse(M0): what the first attempt declares; null (unknown) when the manifest is missing or unreadable. */
+async function declaredNames(workspace: string, language: EcosystemId): Promise<string[] | null> {
   const module = ecosystemById(language);
-  if (!module) return [];
+  if (!module) return null;
   try {
     return (await module.extractDeclared(workspace)).declared.map((d) => d.name);
   } catch {
-    return [];
+    return null;
   }
 }
 
@@ -124,13 +127,15 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
   const workspace = path.join(dir, 'workspace');
   await mkdir(workspace);
   try {
-    const state: RunState = { declared: [], firstClass: null, successRound: null };
+    const state: RunState = { declared: null, firstClass: null, successRound: null };
+    // A run set aside after an infrastructure failure starts again from scratch: its attempts are abandoned.
+    if (status === 'infrastructure-failed') store.deleteAttempts(key);
     const recorded = status === 'running' ? store.attempts(key) : [];
     let round = 0;
     let lastFailure: AttemptFailure | undefined;
     const last = recorded.at(-1);
     if (last) {
-      state.declared = store.run(key)?.declared ?? [];
+      state.declared = store.run(key)?.declared ?? null;
       const firstAttempt = recorded[0]!;
       state.firstClass = firstAttempt.success ? null : ((firstAttempt.errorClass as ErrorClass | null) ?? null);
       if (last.treeHash) {
@@ -181,14 +186,22 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
 
       let failure: AttemptFailure | undefined;
       let report: AuditReport | undefined;
+      let sandbox: string = opts.sandbox;
       if (turn.status === 'failed') {
         failure = { class: 'agent-error', step: 'entry', tail: turn.reason };
       } else {
         opts.progress(`executing attempt ${round}`);
         for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
           if (attempt > 0) await sleep(opts.retryDelaySec * 2 ** (attempt - 1));
-          const outcome = await executeAttempt(workspace, { language: plan.language, sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} });
+          const outcome = await executeAttempt(workspace, {
+            language: plan.language,
+            sandbox: opts.sandbox,
+            timeoutSec: opts.runTimeoutSec,
+            ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
+            progress: () => {},
+          });
           report = outcome.report;
+          sandbox = outcome.sandbox;
           failure = outcome.success ? undefined : outcome.failure;
           if (failure?.class !== 'infrastructure') break;
         }
@@ -222,6 +235,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         tokensOut: usage?.outputTokens ?? null,
         costUsd: usage?.costUsd ?? null,
         phasesMs: phases,
+        sandbox,
       };
       ownMs += performance.now() - own;
       phases.envproof = Math.round(ownMs);

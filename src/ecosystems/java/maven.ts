@@ -3,6 +3,7 @@ import path from 'node:path';
 import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { ExecResult } from '../../sandbox/types.js';
+import { configuredRegistry, downloadFailureClass, registryUrl, timeoutFailureClass, type Registry } from '../registry.js';
 import type { AuditContext, InstallFailureClass } from '../types.js';
 
 /**
@@ -13,6 +14,8 @@ export const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plug
 
 export interface MavenCall {
   goals: string[];
+  /** A settings file (`-s`): the mirror of Maven Central when ENVPROOF_REGISTRY_MAVEN names one. */
+  settingsFile?: string;
   properties?: Record<string, string>;
   offline?: boolean;
   /** Re-ask the repository about artifacts an earlier run could not get (Maven caches such failures). */
@@ -30,6 +33,7 @@ export function mavenArgv(call: MavenCall): string[] {
     ...(call.offline ? ['-o'] : []),
     ...(call.updateFailures ? ['-U'] : []),
     ...(call.pomFile ? ['-f', call.pomFile] : []),
+    ...(call.settingsFile ? ['-s', call.settingsFile] : []),
     ...call.goals,
     ...Object.entries(call.properties ?? {}).map(([k, v]) => `-D${k}=${v}`),
   ];
@@ -46,8 +50,24 @@ function stepTimeoutMs(ctx: AuditContext): number {
   return Math.max(ctx.timeoutMs, MAVEN_STEP_TIMEOUT_MS);
 }
 
+/** Maven Central, or the mirror of it ENVPROOF_REGISTRY_MAVEN names. */
+export const MAVEN_REGISTRY: Registry = { variable: 'ENVPROOF_REGISTRY_MAVEN', fallback: 'https://repo.maven.apache.org/maven2/' };
+
+/** Settings that send Maven Central's requests to the configured mirror (a project's own repositories are left alone). */
+async function mirrorSettings(ctx: AuditContext, url: string): Promise<string | undefined> {
+  const file = path.posix.join(ctx.envDir, 'maven-settings.xml');
+  const hostFile = ctx.sandbox.toHost(file);
+  if (!hostFile) return undefined;
+  const xml = url.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  await mkdir(path.dirname(hostFile), { recursive: true });
+  await writeFile(hostFile, `<settings><mirrors><mirror><id>envproof-registry</id><mirrorOf>central</mirrorOf><url>${xml}</url></mirror></mirrors></settings>\n`);
+  return file;
+}
+
 export async function runMaven(ctx: AuditContext, call: MavenCall, network: boolean): Promise<ExecResult> {
-  return ctx.sandbox.exec({ argv: mavenArgv(call), cwd: ctx.projectDir, timeoutMs: stepTimeoutMs(ctx), network });
+  const mirror = configuredRegistry(MAVEN_REGISTRY);
+  const settingsFile = mirror ? await mirrorSettings(ctx, mirror) : undefined;
+  return ctx.sandbox.exec({ argv: mavenArgv({ ...call, ...(settingsFile ? { settingsFile } : {}) }), cwd: ctx.projectDir, timeoutMs: stepTimeoutMs(ctx), network });
 }
 
 // Maven's console may carry colour codes even in batch mode.
@@ -72,12 +92,21 @@ const MISSING_ARTIFACT = /(?:Could not find artifact|Failure to find|artifacts c
 
 export type MavenFailure = { failureClass: InstallFailureClass; message: string; missing?: { groupId: string; artifactId: string } };
 
+/** The endpoints Maven's transfer errors name: the repository URL, the host:port it could not connect to. */
+export function mavenFailingEndpoints(output: string): string[] {
+  return [
+    ...[...output.matchAll(/from\/to \S+ \((\S+?)\)/g)].map((m) => m[1]!),
+    ...[...output.matchAll(/Connect to (\S+?:\d+)/g)].map((m) => m[1]!),
+    ...[...output.matchAll(/(?:UnknownHostException|Unknown host):? ([\w.-]+)/g)].map((m) => m[1]!),
+  ];
+}
+
 /** What kind of failure Maven reported. A missing artifact is refined by `probeArtifactExists`. */
 export function classifyMavenFailure(output: string): MavenFailure {
   const range = NO_VERSION_IN_RANGE.exec(output);
   if (range) return { failureClass: 'no-matching-version', message: `no version of ${range[1]}:${range[2]} matches the requested range` };
   // Before missing artifacts: an unreachable repository also reports the artifacts it could not resolve.
-  if (NETWORK.test(output)) return { failureClass: 'network', message: 'Maven could not reach the repository' };
+  if (NETWORK.test(output)) return { failureClass: 'network', message: 'Maven could not reach a repository' };
   const missing = MISSING_ARTIFACT.exec(output);
   if (missing) {
     const groupId = missing[1] ?? missing[3] ?? '';
@@ -111,10 +140,14 @@ export async function probeArtifactExists(ctx: AuditContext, groupId: string, ar
 /** Throws the StepFailedError for a failed Maven call, with the class refined for missing artifacts. */
 export async function failMaven(ctx: AuditContext, step: 'install' | 'build', r: ExecResult): Promise<never> {
   const output = mavenOutput(r);
-  // Resolution that does not finish is a repository that does not answer, not the project's fault.
-  if (r.timedOut) throw new StepFailedError(step, step === 'install' ? 'network' : 'other', `mvn timed out after ${Math.round(stepTimeoutMs(ctx) / 1000)} s`, tail(output));
+  // A step that does not finish is the registry's fault only when the registry does not answer.
+  if (r.timedOut) throw new StepFailedError(step, await timeoutFailureClass(MAVEN_REGISTRY), `mvn timed out after ${Math.round(stepTimeoutMs(ctx) / 1000)} s`, tail(output));
   if (r.spawnError) throw new StepFailedError(step, 'other', `mvn could not start: ${r.spawnError}`, '', 'install Maven (mvn) and a JDK');
   const failure = classifyMavenFailure(output);
+  if (failure.failureClass === 'network') {
+    failure.failureClass = await downloadFailureClass(MAVEN_REGISTRY, mavenFailingEndpoints(output));
+    if (failure.failureClass === 'registry-unreachable') failure.message = `Maven could not reach ${registryUrl(MAVEN_REGISTRY)}`;
+  }
   if (failure.missing) {
     const exists = await probeArtifactExists(ctx, failure.missing.groupId, failure.missing.artifactId);
     if (exists) {

@@ -1,4 +1,8 @@
+import type { Registry } from '../registry.js';
 import type { InstallFailureClass } from '../types.js';
+
+/** npm's public registry, or the one ENVPROOF_REGISTRY_NPM names (passed to npm as npm_config_registry). */
+export const NPM_REGISTRY: Registry = { variable: 'ENVPROOF_REGISTRY_NPM', fallback: 'https://registry.npmjs.org/' };
 
 const NETWORK_CODES = /\b(ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH)\b/;
 
@@ -23,6 +27,15 @@ export function classifyNpmFailure(output: string): InstallFailureClass {
   // A lifecycle script (the project's own or a dependency's install/postinstall) exited non-zero.
   if (/^command failed$/m.test(errors)) return 'native-build-failure';
   return 'other';
+}
+
+/** The endpoints npm's connection errors name: the URL it requested, the host it could not resolve or reach. */
+export function npmFailingEndpoints(output: string): string[] {
+  const errors = npmErrorLines(output).join('\n');
+  return [
+    ...[...errors.matchAll(/request to (\S+?) failed/g)].map((m) => m[1]!),
+    ...[...errors.matchAll(/\b(?:ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH) ([\w.:[\]-]+)/g)].map((m) => m[1]!),
+  ];
 }
 
 /** npm's error code (E404, ETARGET, ECONNREFUSED, or a failed script's exit status) and its first few error lines. */

@@ -4,7 +4,8 @@ import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { ExecResult } from '../../sandbox/types.js';
 import type { AuditContext, InstallResult } from '../types.js';
-import { classifyNpmFailure, npmFailureSummary } from './failure.js';
+import { configuredRegistry, downloadFailureClass, timeoutFailureClass } from '../registry.js';
+import { classifyNpmFailure, NPM_REGISTRY, npmFailingEndpoints, npmFailureSummary } from './failure.js';
 import { hostProjectDir } from './host-path.js';
 import { installedFromTree, parseNpmLs } from './npm-tree.js';
 
@@ -41,19 +42,21 @@ function commandLine(argv: readonly string[]): string {
   return argv.join(' ');
 }
 
-function installFailure(argv: readonly string[], res: ExecResult, timeoutMs: number): StepFailedError {
+async function installFailure(argv: readonly string[], res: ExecResult, timeoutMs: number): Promise<StepFailedError> {
   const output = `${res.stdout}\n${res.stderr}`;
   const outputTail = tail(output);
   if (res.spawnError) {
     return new StepFailedError('install', 'other', `npm could not be started: ${res.spawnError}`, outputTail, 'Is npm on the PATH of the sandbox?');
   }
   if (res.timedOut) {
-    return new StepFailedError('install', 'other', `${commandLine(argv)} did not finish within ${Math.round(timeoutMs / 1000)} s`, outputTail);
+    return new StepFailedError('install', await timeoutFailureClass(NPM_REGISTRY), `${commandLine(argv)} did not finish within ${Math.round(timeoutMs / 1000)} s`, outputTail);
   }
   const { code, text } = npmFailureSummary(output);
   const status = code && !/^\d+$/.test(code) ? code : `exit code ${code ?? res.exitCode ?? res.signal}`;
   const what = `${commandLine(argv.slice(0, 2))} failed (${status})`;
-  return new StepFailedError('install', classifyNpmFailure(output), text ? `${what}: ${text}` : what, outputTail);
+  let failureClass = classifyNpmFailure(output);
+  if (failureClass === 'network') failureClass = await downloadFailureClass(NPM_REGISTRY, npmFailingEndpoints(output));
+  return new StepFailedError('install', failureClass, text ? `${what}: ${text}` : what, outputTail);
 }
 
 /**
@@ -65,9 +68,10 @@ export async function install(ctx: AuditContext): Promise<InstallResult> {
   const started = performance.now();
   const argv = installCommand(hostProjectDir(ctx));
   ctx.progress(`running ${commandLine(argv.slice(0, 2))}`);
-  const env = nativeBuildEnv(ctx);
+  const registry = configuredRegistry(NPM_REGISTRY);
+  const env = { ...nativeBuildEnv(ctx), ...(registry ? { npm_config_registry: registry } : {}) };
   const res = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, env, timeoutMs: ctx.timeoutMs, network: true });
-  if (res.exitCode !== 0) throw installFailure(argv, res, ctx.timeoutMs);
+  if (res.exitCode !== 0 || res.timedOut) throw await installFailure(argv, res, ctx.timeoutMs);
 
   const ls = await ctx.sandbox.exec({ argv: LS_COMMAND, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: false });
   let tree;

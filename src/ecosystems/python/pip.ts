@@ -3,6 +3,7 @@ import { StepFailedError } from '../../core/errors.js';
 import { pep503 } from '../../core/names.js';
 import { tail } from '../../core/process.js';
 import type { Dependency } from '../../core/types.js';
+import { configuredRegistry, downloadFailureClass, timeoutFailureClass, type Registry } from '../registry.js';
 import type { AuditContext, InstallFailureClass } from '../types.js';
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
@@ -59,15 +60,28 @@ export function installedDiff(before: readonly Dependency[], after: readonly Dep
   return after.filter((d) => !had.has(`${d.name}@${d.version}`)).sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** Reads pip's own words to say what kind of install failure this was. */
+/** PyPI's simple index, or the index ENVPROOF_REGISTRY_PIP names (passed to pip as PIP_INDEX_URL). */
+export const PIP_REGISTRY: Registry = { variable: 'ENVPROOF_REGISTRY_PIP', fallback: 'https://pypi.org/simple/' };
+
+const CONNECTION_FAILED =
+  /NewConnectionError|Temporary failure in name resolution|Name or service not known|Max retries exceeded|Network is unreachable|ConnectTimeoutError|ReadTimeoutError|connection broken by/;
+
+/**
+ * Reads pip's own words to say what kind of install failure this was. A failed connection comes first: an index
+ * that cannot be reached also ends in "from versions: none".
+ */
 export function classifyPipFailure(output: string): InstallFailureClass {
+  if (CONNECTION_FAILED.test(output)) return 'network';
   if (/\(from versions: none\)/.test(output)) return 'no-such-package';
   if (/Could not find a version that satisfies|No matching distribution found/.test(output)) return 'no-matching-version';
   if (/Failed building wheel|Failed to build|subprocess-exited-with-error|metadata-generation-failed|error: command '.*' failed/.test(output))
     return 'native-build-failure';
-  if (/NewConnectionError|Temporary failure in name resolution|Name or service not known|Max retries exceeded|Network is unreachable|ConnectTimeoutError/.test(output))
-    return 'network';
   return 'other';
+}
+
+/** The endpoints pip's connection errors name: `HTTPSConnectionPool(host='…', port=…)`. */
+export function pipFailingEndpoints(output: string): string[] {
+  return [...output.matchAll(/ConnectionPool\(host='([^']+)', port=(\d+)\)/g)].map((m) => `${m[1]}:${m[2]}`);
 }
 
 /** The line of pip's output that best says what went wrong. */
@@ -77,16 +91,20 @@ export function pipErrorLine(output: string): string {
 }
 
 export async function pipInstall(ctx: AuditContext, args: string[]): Promise<string> {
+  const index = configuredRegistry(PIP_REGISTRY);
   const r = await ctx.sandbox.exec({
     argv: pipArgv(ctx, ['install', '--no-input', ...args]),
     cwd: ctx.projectDir,
+    ...(index ? { env: { PIP_INDEX_URL: index } } : {}),
     timeoutMs: INSTALL_TIMEOUT_MS,
     network: true,
   });
   const output = `${r.stdout}\n${r.stderr}`;
-  if (r.timedOut) throw new StepFailedError('install', 'network', 'pip install timed out', tail(output));
+  if (r.timedOut) throw new StepFailedError('install', await timeoutFailureClass(PIP_REGISTRY), 'pip install timed out', tail(output));
   if (r.exitCode !== 0) {
-    throw new StepFailedError('install', classifyPipFailure(output), `pip install failed: ${pipErrorLine(output)}`, tail(output));
+    let failureClass = classifyPipFailure(output);
+    if (failureClass === 'network') failureClass = await downloadFailureClass(PIP_REGISTRY, pipFailingEndpoints(output));
+    throw new StepFailedError('install', failureClass, `pip install failed: ${pipErrorLine(output)}`, tail(output));
   }
   return output;
 }
