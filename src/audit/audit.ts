@@ -4,7 +4,7 @@ import type { Dependency, EcosystemId } from '../core/types.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
-import { gapSets, projectMetrics } from '../metrics/project.js';
+import { gapSets, paperInstalledIsDeclared, projectMetrics } from '../metrics/project.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
 import type { Sandbox, SandboxBackend } from '../sandbox/types.js';
 import { traceRun } from '../trace/index.js';
@@ -171,6 +171,9 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       alternativeMetrics: Object.fromEntries(
         Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, { gaps: gapSets(d1, d2, nameSet(v)), metrics: projectMetrics(d1, d2, nameSet(v)) }]),
       ),
+      ...(paperInstalledIsDeclared(module.id)
+        ? { paperCompatible: { installed: layer(declared.declared), gaps: gapSets(d1, d1, d3), metrics: projectMetrics(d1, d1, d3) } }
+        : {}),
       gaps: gapSets(d1, d2, d3),
       metrics: projectMetrics(d1, d2, d3),
       run,

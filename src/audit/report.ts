@@ -55,6 +55,11 @@ export interface AuditReport {
   alternatives: Record<string, LayerEntry[]>;
   /** The gaps and metrics with each alternative view in place of D3. */
   alternativeMetrics: Record<string, { gaps: GapSets; metrics: ProjectMetrics }>;
+  /**
+   * C++ only: the paper's D2 := D1 (CMake resolves nothing transitively), with the gaps and metrics it gives, beside
+   * envproof's own D2 from the configure step, so inflation can be compared with the paper's figures.
+   */
+  paperCompatible?: { installed: LayerEntry[]; gaps: GapSets; metrics: ProjectMetrics };
   gaps: GapSets;
   metrics: ProjectMetrics;
   run: RunOutcome;

@@ -4,8 +4,11 @@ import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN } from './exit-codes.js';
 
-/** Version of the `envproof export` document. */
-export const EXPORT_SCHEMA_VERSION = 1;
+/**
+ * Version of the `envproof export` document. 2: a run's `declared` may be null (its first manifest could not be
+ * read), attempts carry their `sandbox`, tasks their `source`.
+ */
+export const EXPORT_SCHEMA_VERSION = 2;
 
 export function registerExport(program: Command, setExitCode: SetExitCode): void {
   program

@@ -43,6 +43,10 @@ export function renderAuditText(r: AuditReport): string {
   out.push('Metrics');
   out.push(`  inflation ${fmt(m.inflation)}   phantom rate ${fmt(m.phantomRate)}   hidden rate ${fmt(m.hiddenRate)}   bloat rate ${fmt(m.bloatRate)}`);
   out.push(`  precision ${fmt(m.precision)}   recall ${fmt(m.recall)}   F1 ${fmt(m.f1)}`);
+  if (r.paperCompatible) {
+    const pm = r.paperCompatible.metrics;
+    out.push(`  paper-compatible (D2 := D1, as the paper defines it for C++): inflation ${fmt(pm.inflation)}   bloat rate ${fmt(pm.bloatRate)}`);
+  }
   const alternatives = Object.entries(r.alternatives);
   if (alternatives.length) {
     out.push('');

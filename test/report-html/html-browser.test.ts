@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { renderHtml } from '../../src/report/html.js';
 import { REPO_ROOT, runCli, SHARED } from '../helpers/cli.js';
+import { requires } from '../helpers/requires.js';
 import { smallReport } from './fixtures/small-report.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -19,7 +20,6 @@ const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
 const PAPER_DATA = path.join(SHARED, 'data', 'envgap-paper');
 const FIGURES = ['fig4', 'fig5', 'fig6', 'fig7', 'fig8', 'fig9', 'fig10'];
 
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (scripts/setup.sh installs Debian's chromium)`;
 
 interface Loaded {
   page: Page;
@@ -29,7 +29,7 @@ interface Loaded {
   url: string;
 }
 
-describe('HTML report in headless chromium', { skip }, () => {
+describe('HTML report in headless chromium', requires(CHROMIUM, existsSync(CHROMIUM), "scripts/setup.sh installs Debian's chromium"), () => {
   let context: BrowserContext;
   let workDir: string;
 
@@ -191,7 +191,7 @@ describe('HTML report in headless chromium', { skip }, () => {
     await loaded.page.close();
   });
 
-  it('renders the paper’s 1,000 runs written by `envproof report --format html`', { skip: existsSync(PAPER_DATA) ? false : `${PAPER_DATA} not found` }, async () => {
+  it('renders the paper’s 1,000 runs written by `envproof report --format html`', requires(`the paper's data in ${PAPER_DATA}`, existsSync(PAPER_DATA)), async () => {
     const store = path.join(workDir, 'paper.db');
     const imported = runCli(['import', 'envgap-csv', PAPER_DATA, '--store', store]);
     assert.equal(imported.status, 0, imported.stderr);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { runCli } from '../helpers/cli.js';
+import { skipMissing } from '../helpers/requires.js';
 import { buildEnvironment } from './helpers.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
@@ -59,7 +60,7 @@ describe('audits under bwrap and under host', () => {
 
   it('c++: a library the developer machine has but the clean environment lacks builds on host and fails under bwrap', (t) => {
     const host = audit('cpp-json', 'host');
-    if (host.status === 2 && /nlohmann_json/.test(host.stderr)) return t.skip('nlohmann-json3-dev is not installed on this host');
+    if (host.status === 2 && /nlohmann_json/.test(host.stderr)) return skipMissing(t, 'nlohmann-json3-dev on the host', 'scripts/setup.sh installs it');
     assert.equal((JSON.parse(host.stdout) as AuditJson).run.success, true, host.stderr);
     const bwrap = audit('cpp-json', 'bwrap');
     assert.equal(bwrap.status, 2);

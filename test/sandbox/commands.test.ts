@@ -196,10 +196,15 @@ describe('docker and podman', () => {
     }
   });
 
-  it('createSandbox refuses podman where it is not installed', async (t) => {
+  it('createSandbox refuses podman where it is not installed', async () => {
     const work = mkdtempSync(path.join(scratch, 'w-'));
-    const hasPodman = (process.env.PATH ?? '').split(':').some((d) => d !== '' && existsSync(path.join(d, 'podman')));
-    if (hasPodman) return t.skip('podman is installed here');
-    await assert.rejects(createSandbox({ backend: 'podman', language: 'python', hostWorkDir: work }), /sandbox "podman": no container engine answers \(`podman info` failed: podman is not installed\)/);
+    // A PATH without podman, as on a machine where it is not installed (whether or not it is installed here).
+    const savedPath = process.env.PATH;
+    process.env.PATH = (savedPath ?? '').split(':').filter((d) => d !== '' && !existsSync(path.join(d, 'podman'))).join(':');
+    try {
+      await assert.rejects(createSandbox({ backend: 'podman', language: 'python', hostWorkDir: work }), /sandbox "podman": no container engine answers \(`podman info` failed: podman is not installed\)/);
+    } finally {
+      process.env.PATH = savedPath;
+    }
   });
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { HostSandbox, processTreePrefix } from '../../src/sandbox/host.js';
 import { createSandbox } from '../../src/sandbox/index.js';
+import { skipMissing } from '../helpers/requires.js';
 import { survivorsAfter } from './helpers.js';
 
 describe('host sandbox', () => {
@@ -31,7 +32,7 @@ describe('host sandbox', () => {
   });
 
   it('leaves no process behind, even one that left the process group, after a normal exit and after a timeout', async (t) => {
-    if (processTreePrefix().length === 0) return t.skip('pid namespaces are not permitted here');
+    if (processTreePrefix().length === 0) return skipMissing(t, 'permission to create pid namespaces (unshare --pid --fork)');
     const sb = new HostSandbox('python', work);
     const token = `86400.${Math.floor(Math.random() * 1e6)}`;
     const quick = await sb.exec({ argv: ['sh', '-c', `setsid sleep ${token} & echo started`], cwd: work, network: false, timeoutMs: 10_000 });

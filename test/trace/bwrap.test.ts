@@ -4,11 +4,12 @@ import { createSandbox } from '../../src/sandbox/index.js';
 import { bwrapWorks } from '../../src/sandbox/probe.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { traceRun } from '../../src/trace/index.js';
+import { requires } from '../helpers/requires.js';
 import { buildEnvironment } from '../sandbox/helpers.js';
 import { assertOpensScenario, request, scratchDir } from './scenario.js';
 
 /** The tracer runs the root filesystem's own strace inside bubblewrap; paths are the inside view. */
-describe('tracing inside the bwrap sandbox (python environment)', { skip: !bwrapWorks().ok && 'bubblewrap cannot run here' }, () => {
+describe('tracing inside the bwrap sandbox (python environment)', requires('a working bubblewrap', bwrapWorks().ok, bwrapWorks().detail), () => {
   const sandbox = (): Promise<Sandbox> =>
     createSandbox({ backend: 'bwrap', language: 'python', hostWorkDir: scratchDir() });
 
