@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ResultsStore } from '../../src/store/store.js';
@@ -24,4 +25,13 @@ export function readStore(file: string): { run: StoredRun; attempts: ReturnType<
   } finally {
     store.close();
   }
+}
+
+/** A local port nothing listens on (bound once to pick it, then closed): connections to it are refused. */
+export async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

@@ -3,7 +3,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { runCli } from '../helpers/cli.js';
-import { FIXTURES, readStore, runProtocolCli, tempStore } from './helpers.js';
+import { closedPort, FIXTURES, readStore, runProtocolCli, tempStore } from './helpers.js';
 
 describe('envproof run with scripted and replay agents (real installs, real tracer)', { concurrency: false }, () => {
   test('a missing dependency is repaired in round 1: D1 from attempt 0, D2 and D3 from attempt 1', () => {
@@ -84,11 +84,11 @@ describe('envproof export', () => {
     const r = runCli(['export', '--store', store]);
     assert.equal(r.status, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
-    assert.equal(doc.schemaVersion, 1);
+    assert.equal(doc.schemaVersion, 2);
     assert.equal(doc.runs.length, 1);
     assert.equal(doc.runs[0].taskId, 'p_02');
-    assert.deepEqual(doc.runs[0].attempts.map((a: { attempt: number }) => a.attempt), [0, 1]);
-    assert.ok(doc.tasks.some((t: { id: string; domain: string }) => t.id === 'p_02' && t.domain === 'Data Processing'));
+    assert.deepEqual(doc.runs[0].attempts.map((a: { attempt: number; sandbox: string }) => [a.attempt, a.sandbox]), [[0, 'host'], [1, 'host']], 'each attempt says where it ran');
+    assert.ok(doc.tasks.some((t: { source: string; id: string; domain: string }) => t.source === 'envproof' && t.id === 'p_02' && t.domain === 'Data Processing'));
   });
 
   test('a missing store is a clear error', () => {
@@ -118,17 +118,18 @@ describe('envproof run on compiled languages (real Maven, real CMake)', { concur
 });
 
 describe('infrastructure failures', () => {
-  test('a sandbox that cannot start sets the run aside, never counted against the agent', () => {
+  test("a model API that is down sets the run aside, never counted against the agent", async () => {
+    // A port nothing listens on: the agent's API refuses every connection, deterministically.
+    const down = await closedPort();
     const store = tempStore();
-    const r = runProtocolCli(store, '--agent', `scripted:${path.join(FIXTURES, 'never-converges.yaml')}`, '--tasks', 'p_01', '--languages', 'python',
-      '--sandbox', 'docker', '--retries', '1', '--retry-delay', '0');
-    // runProtocolCli passes --sandbox host first; the later --sandbox docker wins.
+    const r = runProtocolCli(store, '--agent', `openai:model=m,base=http://127.0.0.1:${down}/v1`, '--tasks', 'p_01', '--languages', 'python', '--retries', '1', '--retry-delay', '0');
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stdout, /1 set aside \(infrastructure\)/);
     const [entry] = readStore(store);
     assert.equal(entry!.run.status, 'infrastructure-failed');
     assert.equal(entry!.attempts.length, 0, 'no attempt is recorded as the agent failing');
     const report = runCli(['report', '--store', store, '--format', 'json']);
-    assert.match(report.stderr, /holds no runs/, 'the report counts no run');
+    assert.equal(report.status, 2);
+    assert.match(report.stderr, /holds no finished runs of source envproof \(1 set aside as infrastructure failures\)/, 'the report counts no run, and says why');
   });
 });

@@ -91,9 +91,9 @@ describe('hand-made dataset: every metric checked against hand arithmetic', () =
 
   it('repair buckets (imported depth is known only for first-attempt successes)', () => {
     const counts = (agent: string, language: string) => row(report.repairBuckets, agent, language).counts;
-    assert.deepEqual(counts('claude', 'python'), { '0': 2, '1-3': 0, '4-7': 0, '8-10': 0, failed: 1, unknown: 1 });
-    assert.deepEqual(counts('claude', 'cpp'), { '0': 1, '1-3': 0, '4-7': 0, '8-10': 0, failed: 0, unknown: 3 });
-    assert.deepEqual(counts('codex', 'cpp'), { '0': 3, '1-3': 0, '4-7': 0, '8-10': 0, failed: 1, unknown: 0 });
+    assert.deepEqual(counts('claude', 'python'), { '0': 2, '1-3': 0, '4-7': 0, '8-10': 0, '>10': 0, failed: 1, unknown: 1 });
+    assert.deepEqual(counts('claude', 'cpp'), { '0': 1, '1-3': 0, '4-7': 0, '8-10': 0, '>10': 0, failed: 0, unknown: 3 });
+    assert.deepEqual(counts('codex', 'cpp'), { '0': 3, '1-3': 0, '4-7': 0, '8-10': 0, '>10': 0, failed: 1, unknown: 0 });
   });
 
   it('inflation from the count columns', () => {

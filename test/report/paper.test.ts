@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CheckResult } from '../../src/report/check.js';
+import type { CheckOutcome } from '../../src/report/check.js';
 import { ResultsStore } from '../../src/store/store.js';
 import { runCli, SHARED } from '../helpers/cli.js';
 
@@ -54,12 +54,25 @@ describe('the paper: import + report --check', () => {
   it('reproduces all 160 published claims (exit 0), each printed as the upstream script printed it', () => {
     const r = runCli(['report', '--store', store, '--check', VERIFICATION]);
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /^160 of 160 claims match$/m);
+    assert.match(r.stdout, /^160 of 160 claims match: 149 of 149 metric values, 11 of 11 input counts and thresholds$/m);
     assert.equal(r.stdout.split('\n').filter((l) => l.startsWith('yes ')).length, 160);
+    // Input counts and the ≥ threshold are printed apart, after the metric values.
+    const [values, inputs] = r.stdout.split(/^Input counts and thresholds.*$/m);
+    assert.ok(inputs !== undefined, r.stdout);
+    const claimsOf = (part: string) => part.split('\n').filter((l) => l.startsWith('yes ')).map((l) => l.replace(/^yes\s+\S+\s+\S+\s+/, ''));
+    assert.deepEqual(claimsOf(inputs!), [
+      'Lowest final SR over agent-domain pairs, at least (%)',
+      'Total evaluation runs',
+      'Primary runs',
+      ...['Data Processing', 'Cryptography', 'Image Processing', 'Networking', 'Text Processing', 'Compression', 'Math/Scientific', 'System/Generation'].map(
+        (d) => `Table 1 tasks in domain ${d}`,
+      ),
+    ]);
+    assert.equal(claimsOf(values!).length, 149);
 
     const json = runCli(['report', '--store', store, '--check', VERIFICATION, '--format', 'json']);
     assert.equal(json.status, 0, json.stderr);
-    const results = JSON.parse(json.stdout) as CheckResult[];
+    const { results } = JSON.parse(json.stdout) as CheckOutcome;
     const published = verificationRows(readFileSync(VERIFICATION, 'utf8'));
     assert.equal(results.length, 160);
     assert.equal(published.length, 160);
@@ -84,7 +97,7 @@ describe('the paper: import + report --check', () => {
     writeFileSync(file, altered);
     const r = runCli(['report', '--store', store, '--check', file]);
     assert.equal(r.status, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, /^159 of 160 claims match$/m);
+    assert.match(r.stdout, /^159 of 160 claims match: 148 of 149 metric values, 11 of 11 input counts and thresholds$/m);
     assert.match(r.stdout, /^NO\s+0\.736\s+0\.733\s+Table 4 F1 claude python$/m);
     assert.match(r.stdout, /^yes\s+86\.4\s+86\s+SR0 claude python \(%\)$/m);
   });
@@ -95,6 +108,30 @@ describe('the paper: import + report --check', () => {
     const r = runCli(['report', '--store', store, '--check', file]);
     assert.equal(r.status, 1);
     assert.match(r.stdout, /^NO\s+1\s+-\s+Table 9 something\s+\(unknown claim\)$/m);
+  });
+
+  it('lists the claims envproof recomputes that the file does not hold, with their values', () => {
+    const json = runCli(['report', '--store', store, '--check', VERIFICATION, '--format', 'json']);
+    const { missing } = JSON.parse(json.stdout) as CheckOutcome;
+    // By another route: the paper's own tables hold these values (cross_agent_agreement.csv, unnecessary_dependency_rate.csv).
+    const agreement = readFileSync(path.join(PAPER, 'results', 'cross_agent_agreement.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const names: Record<string, string> = { python: 'Python', java: 'Java', javascript: 'JavaScript', cpp: 'C++' };
+    const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+    const expected = agreement
+      .filter(([, pair]) => pair !== 'all pairs')
+      .map(([language, pair, , jaccard]) => ({ claim: `Cross-agent Jaccard ${pair!.split('-').map(cap).join('-')} ${names[language!]}`, recomputed: jaccard! }))
+      .filter((c) => c.claim !== 'Cross-agent Jaccard Codex-Gemini JavaScript');
+    const udr = readFileSync(path.join(PAPER, 'results', 'unnecessary_dependency_rate.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    for (const agent of ['codex', 'gemini']) {
+      const macro = udr.find(([a, language]) => a === agent && language === 'macro')!;
+      expected.push({ claim: `Unnecessary dependency rate, ${cap(agent)} macro average (%)`, recomputed: macro[4]! });
+    }
+    // The published CSVs print Python floats (0.25 for 0.250): compare the numbers.
+    const numeric = (cs: { claim: string; recomputed: string }[]) => cs.map((c) => ({ claim: c.claim, value: Number(c.recomputed) }));
+    assert.deepEqual(numeric(missing), numeric(expected));
+    const text = runCli(['report', '--store', store, '--check', VERIFICATION]);
+    assert.match(text.stdout, /^13 claims envproof recomputes are not in .*verification\.csv:$/m);
+    assert.match(text.stdout, /^\s+0\.348  Cross-agent Jaccard Claude-Codex Python$/m);
   });
 
   it('writes the nine published tables string for string', () => {

@@ -71,6 +71,7 @@ describe('report on a store written by envproof run', () => {
       '1-3': 1,
       '4-7': 0,
       '8-10': 0,
+      '>10': 0,
       failed: 0,
       unknown: 0,
     });

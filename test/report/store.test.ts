@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { AggregateReport } from '../../src/metrics/aggregate.js';
-import { SCHEMA_V1, SCHEMA_VERSION } from '../../src/store/schema.js';
+import { MIGRATE_V1_TO_V2, SCHEMA_V1, SCHEMA_VERSION } from '../../src/store/schema.js';
 import { ResultsStore } from '../../src/store/store.js';
 import type { AttemptRecord, StoredRun } from '../../src/store/types.js';
 import { runCli } from '../helpers/cli.js';
@@ -67,7 +67,7 @@ describe('results store', () => {
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
     assert.deepEqual(tables, ['attempts', 'blobs', 'runs', 'tasks', 'tree_entries']);
     const attemptCols = (db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[]).map((c) => c.name);
-    for (const c of ['attempt', 'tree_hash', 'manifest', 'error_class', 'error_tail', 'duration_ms', 'tokens_in', 'cost_usd']) {
+    for (const c of ['attempt', 'tree_hash', 'manifest', 'error_class', 'error_tail', 'duration_ms', 'tokens_in', 'cost_usd', 'sandbox']) {
       assert.ok(attemptCols.includes(c), c);
     }
     db.close();
@@ -104,7 +104,7 @@ describe('results store', () => {
     assert.deepEqual(report.counts.sources, { envproof: 3 });
     const buckets = report.repairBuckets.find((b) => b.agent === 'scripted' && b.language === 'python');
     // p_01 repaired in 1 round, p_02 first time, p_03 failed.
-    assert.deepEqual(buckets?.counts, { '0': 1, '1-3': 1, '4-7': 0, '8-10': 0, failed: 1, unknown: 0 });
+    assert.deepEqual(buckets?.counts, { '0': 1, '1-3': 1, '4-7': 0, '8-10': 0, '>10': 0, failed: 1, unknown: 0 });
     // p_01: D1 {requests}, D2 = D3 {certifi, requests}: hidden 1/2, bloat 0, inflation 2; p_02 the same.
     const m = report.mismatch.find((x) => x.agent === 'scripted');
     assert.equal(m?.n, 2);
@@ -134,6 +134,38 @@ describe('results store', () => {
     after.close();
   });
 
+  it('migrates a version 2 store to 3: runs keep their ids and attempts, D1 may be null, tasks are kept per source', () => {
+    const old = path.join(dir, 'v2.db');
+    const db = new Database(old);
+    db.exec(SCHEMA_V1);
+    db.exec(MIGRATE_V1_TO_V2);
+    db.pragma('user_version = 2');
+    db.prepare(
+      `INSERT INTO runs (id, source, agent, language, task_id, trial, is_primary, first_success, final_success, d1, d2, d3, updated_at, status)
+       VALUES (7, 'envproof', 'scripted', 'python', 'p_01', 1, 1, 0, 1, '["six"]', '["six"]', '["six"]', 'x', 'done')`,
+    ).run();
+    db.prepare(`INSERT INTO attempts (run_id, attempt, success, error_class) VALUES (7, 0, 0, 'code-bug'), (7, 1, 1, NULL)`).run();
+    db.prepare(`INSERT INTO tasks (id, domain) VALUES ('p_01', 'Data Processing')`).run();
+    db.close();
+
+    const store = ResultsStore.open(old);
+    const key = { source: 'envproof', agent: 'scripted', language: 'python', taskId: 'p_01', trial: 1 } as const;
+    assert.deepEqual(store.attempts(key).map((a) => [a.attempt, a.errorClass, a.sandbox]), [[0, 'code-bug', null], [1, null, null]], 'attempts survive the rebuild of runs');
+    assert.deepEqual(store.run(key)?.declared, ['six']);
+    // A v2 store did not record whose tasks it held: both sources get them.
+    assert.deepEqual(store.tasks().map((t) => [t.source, t.id, t.domain]), [['envgap-csv', 'p_01', 'Data Processing'], ['envproof', 'p_01', 'Data Processing']]);
+    store.putRun(envproofRun('p_09', { declared: null, claimedCount: null }), [{ ...attempt(0, true), sandbox: 'bwrap' }]);
+    assert.equal(store.run({ ...key, taskId: 'p_09' })?.declared, null);
+    assert.equal(store.attempts({ ...key, taskId: 'p_09' })[0]?.sandbox, 'bwrap');
+    store.close();
+    const after = new Database(old, { readonly: true });
+    assert.equal(after.pragma('user_version', { simple: true }), 3);
+    assert.equal((after.pragma('foreign_key_check') as unknown[]).length, 0);
+    const ids = after.prepare('SELECT id FROM runs WHERE task_id = ?').get('p_01') as { id: number };
+    assert.equal(ids.id, 7);
+    after.close();
+  });
+
   it('report and import refuse a SQLite file that is not a store, and leave it alone', () => {
     const other = path.join(dir, 'other.db');
     const db = new Database(other);
@@ -156,6 +188,6 @@ describe('results store', () => {
     const db = new Database(newer);
     db.pragma('user_version = 99');
     db.close();
-    assert.throws(() => ResultsStore.open(newer), /schema version 99; this envproof knows up to 2/);
+    assert.throws(() => ResultsStore.open(newer), new RegExp(`schema version 99; this envproof knows up to ${SCHEMA_VERSION}`));
   });
 });
