@@ -5,6 +5,7 @@ import { EnvproofError, UsageError, errorMessage } from '../core/errors.js';
 import { computeAggregate, type AggregateReport, type ReportSource } from '../metrics/aggregate.js';
 import { sourcesOf } from '../metrics/aggregate-sources.js';
 import { checkClaims, readVerification, type CheckOutcome, type CheckResult } from '../report/check.js';
+import { leftOutPhrase } from '../report/csv-tables.js';
 import { writeCsvTables } from '../report/csv.js';
 import { renderJson } from '../report/json.js';
 import { renderMarkdown } from '../report/markdown.js';
@@ -23,14 +24,6 @@ interface ReportOptions {
   out?: string;
   check?: string;
   source?: ReportSource;
-}
-
-function describeLeftOut(infrastructureFailed: number, unfinished: number): string {
-  const parts = [
-    ...(infrastructureFailed > 0 ? [`${infrastructureFailed} set aside as infrastructure failures`] : []),
-    ...(unfinished > 0 ? [`${unfinished} unfinished`] : []),
-  ];
-  return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
 /**
@@ -52,18 +45,19 @@ function loadReports(storePath: string, choice: ReportSource | undefined): Aggre
     for (const source of wanted) {
       const of = (runs: StoredRun[]) => runs.filter((r) => source === 'all' || r.source === source);
       const runs = of(done);
-      const leftOut = describeLeftOut(of(infrastructureFailed).length, of(unfinished).length);
-      const label = source === 'all' ? '' : ` of source ${source}`;
       if (runs.length === 0) {
-        const message = `${storePath} holds no finished runs${label}${leftOut}`;
-        if (choice) throw new EnvproofError(message, present.length > 1 ? `It holds runs of ${present.join(', ')}: choose one with --source.` : undefined);
+        const leftOut = leftOutPhrase(of(infrastructureFailed).length, of(unfinished).length);
+        const message = `${storePath} holds no finished runs${source === 'all' ? '' : ` of source ${source}`}${leftOut && ` (${leftOut})`}`;
+        if (choice || present.length === 1) {
+          throw new EnvproofError(message, present.length > 1 ? `It holds runs of ${present.join(', ')}: choose one with --source.` : 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
+        }
         process.stderr.write(`envproof: ${message}; no report for it\n`);
         continue;
       }
       const tasks = source === 'all' ? store.tasks() : store.tasks(source);
       reports.push(computeAggregate(runs, tasks, { infrastructureFailed: of(infrastructureFailed), unfinished: of(unfinished) }));
     }
-    if (reports.length === 0) throw new EnvproofError(`${storePath} holds no finished runs`, 'Re-run envproof run: runs set aside after infrastructure failures are tried again.');
+    if (reports.length === 0) throw new EnvproofError(`${storePath} holds no finished runs`, 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
     return reports;
   } finally {
     store.close();

@@ -197,17 +197,22 @@ export function extendedTables(report: AggregateReport): ReportTable[] {
   ];
 }
 
+/** "3 set aside as infrastructure failures, 1 unfinished", or empty when nothing was left out. */
+export function leftOutPhrase(infrastructureFailed: number, unfinished: number): string {
+  return [
+    ...(infrastructureFailed > 0 ? [`${infrastructureFailed} set aside as infrastructure failures`] : []),
+    ...(unfinished > 0 ? [`${unfinished} unfinished`] : []),
+  ].join(', ');
+}
+
 /** Runs left out of the metrics, in words, for the writers' introductions; empty when none was. */
 export function setAsideSentence(report: AggregateReport): string {
   const pooled = report.setAside.filter(isPooled);
-  const infra = pooled.reduce((s, r) => s + r.infrastructureFailed, 0);
-  const unfinished = pooled.reduce((s, r) => s + r.unfinished, 0);
-  if (infra === 0 && unfinished === 0) return '';
-  const parts = [
-    ...(infra > 0 ? [`${infra} set aside as infrastructure failures`] : []),
-    ...(unfinished > 0 ? [`${unfinished} unfinished`] : []),
-  ];
-  return `Not counted in any metric: ${parts.join(', ')} (table "set_aside", per agent and language).`;
+  const phrase = leftOutPhrase(
+    pooled.reduce((s, r) => s + r.infrastructureFailed, 0),
+    pooled.reduce((s, r) => s + r.unfinished, 0),
+  );
+  return phrase && `Not counted in any metric: ${phrase} (table "set_aside", per agent and language).`;
 }
 
 export function allTables(report: AggregateReport): ReportTable[] {

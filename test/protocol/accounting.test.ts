@@ -166,3 +166,36 @@ describe('restarts, unknown manifests, sandbox and attribution of envproof run',
     assert.deepEqual(stored.traced, ['commons-lang3', 'gson', 'jackson-annotations', 'jackson-core', 'jackson-databind']);
   });
 });
+
+describe('compiler configuration is build configuration, not a code bug (real javac and g++)', { concurrency: false }, () => {
+  test('Java: "Source option 5 is no longer supported" (round 0), then an error in the code (round 1)', async () => {
+    const pom = (source: string) => `<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>demo</groupId><artifactId>demo</artifactId><version>1</version>
+<properties><maven.compiler.source>${source}</maven.compiler.source><maven.compiler.target>${source}</maven.compiler.target></properties>
+</project>\n`;
+    const app = (body: string) => `package demo; public class App { public static void main(String[] a) { ${body} } }\n`;
+    const agent = `scripted:${script([
+      { 'pom.xml': pom('5'), 'src/main/java/demo/App.java': app('') },
+      { 'pom.xml': pom('17'), 'src/main/java/demo/App.java': app('int x = "text";') },
+    ])}`;
+    const r = await run(agent, 'java', ['--repairs', '1']);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const [{ run: stored, attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    assert.match(attempts[0]!.errorTail!, /Source option 5 is no longer supported/);
+    assert.deepEqual(attempts.map((a) => [a.step, a.errorClass]), [['build', 'build-configuration'], ['build', 'code-bug']]);
+    assert.equal(stored.initialErrorType, 'BuildConfig');
+  });
+
+  test('C++: an unsupported -std flag (round 0), then an undeclared name in the code (round 1)', async () => {
+    const cmake = (flags: string) => `cmake_minimum_required(VERSION 3.16)\nproject(app CXX)\nset(CMAKE_CXX_FLAGS "${flags}")\nadd_executable(app main.cpp)\n`;
+    const agent = `scripted:${script([
+      { 'CMakeLists.txt': cmake('-std=c++29'), 'main.cpp': 'int main() { return 0; }\n' },
+      { 'CMakeLists.txt': cmake(''), 'main.cpp': 'int main() { return undefined_thing; }\n' },
+    ])}`;
+    const r = await run(agent, 'cpp', ['--repairs', '1']);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const [{ attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    assert.match(attempts[0]!.errorTail!, /-std=c\+\+29/);
+    assert.deepEqual(attempts.map((a) => [a.step, a.errorClass]), [['build', 'build-configuration'], ['build', 'code-bug']]);
+  });
+});

@@ -175,3 +175,33 @@ describe('a run whose first manifest could not be read', () => {
     }
   });
 });
+
+describe("C++ inflation: envproof's configure-derived D2 and the paper's D2 := D1", () => {
+  it('reports both, so envproof runs compare with the paper\'s ρ = 1', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'envproof-cpp-rho-'));
+    try {
+      const file = path.join(dir, 'store.db');
+      const store = ResultsStore.open(file);
+      // p_01: declared greet, banner; configure also fetched shout (ρ 3/2). p_02: declared zlib, found zlib (ρ 1).
+      store.replaceRuns([
+        envproofRun('claude', 'p_01', { language: 'cpp', declared: ['banner', 'greet'], installed: ['banner', 'greet', 'shout'], traced: [], claimedCount: 2, transitiveCount: 3 }),
+        envproofRun('claude', 'p_02', { language: 'cpp', declared: ['zlib'], installed: ['zlib'], traced: ['zlib'], claimedCount: 1, transitiveCount: 1 }),
+        envproofRun('claude', 'p_01', { declared: ['six'], installed: ['six'], traced: ['six'], claimedCount: 1, transitiveCount: 1 }),
+      ]);
+      store.close();
+      const r = report(file).json as AggregateReport;
+      const cpp = r.inflation.find((i) => i.agent === 'claude' && i.language === 'cpp')!;
+      assert.deepEqual([cpp.ratios, cpp.mean], [[1.5, 1], 1.25]);
+      assert.deepEqual(
+        r.inflationPaperCompatible.map((i) => [i.agent, i.language, i.ratios, i.mean]),
+        [
+          ['claude', 'cpp', [1, 1], 1],
+          ['all', 'cpp', [1, 1], 1],
+        ],
+        'only C++, where the paper defines D2 := D1',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
