@@ -115,6 +115,19 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
     assert.match(attempts[0]!.errorTail!, /Connection refused/);
     assert.equal(attempts[0]!.errorClass, 'fetch-failure');
   });
+
+  test('Maven: a mirror of Maven Central (ENVPROOF_REGISTRY_MAVEN) refusing connections is infrastructure', async () => {
+    const pom = `<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>demo</groupId><artifactId>demo</artifactId><version>1</version>
+<dependencies><dependency><groupId>com.google.code.gson</groupId><artifactId>gson</artifactId><version>2.10.1</version></dependency></dependencies>
+</project>\n`;
+    const agent = `scripted:${script([{ 'pom.xml': pom, 'src/main/java/demo/App.java': 'package demo; public class App { public static void main(String[] a) {} }\n' }])}`;
+    const r = await run(agent, 'java', [], { ENVPROOF_REGISTRY_MAVEN: `http://127.0.0.1:${refused}/maven2/` });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    const [{ run: stored, attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    assert.equal(stored.status, 'infrastructure-failed');
+    assert.equal(attempts.length, 0);
+  });
 });
 
 describe('restarts, unknown manifests, sandbox and attribution of envproof run', { concurrency: false }, () => {
