@@ -190,13 +190,17 @@ describe('install failures are classified, with npm\'s own message', () => {
   const cases = [
     { fixture: 'fail-no-such-package', cls: 'no-such-package', code: /^npm install failed \(E404\): /, text: /404 Not Found - GET .*envproof-fixture-no-such-package-7f3c/ },
     { fixture: 'fail-no-matching-version', cls: 'no-matching-version', code: /^npm install failed \(ETARGET\): /, text: /No matching version found for is-number@99\.0\.0/ },
-    { fixture: 'fail-network', cls: 'network', code: /^npm install failed \(ECONNREFUSED\): /, text: /ECONNREFUSED 127\.0\.0\.1:9/ },
+    // The project's own .npmrc names a registry that refuses connections: the project's failure, not infrastructure.
+    { fixture: 'fail-network', cls: 'fetch-failure', code: /^npm install failed \(ECONNREFUSED\): /, text: /ECONNREFUSED 127\.0\.0\.1:9/ },
+    // The same refusal when that host is the registry envproof is configured with: the registry itself is down.
+    { fixture: 'fail-network', registry: 'http://127.0.0.1:9/', cls: 'registry-unreachable', code: /^npm install failed \(ECONNREFUSED\): /, text: /ECONNREFUSED 127\.0\.0\.1:9/ },
     { fixture: 'fail-native-build', cls: 'native-build-failure', code: /^npm install failed \(exit code 1\): /, text: /command sh -c node-gyp rebuild/ },
     { fixture: 'fail-install-script', cls: 'native-build-failure', code: /^npm install failed \(exit code 3\): /, text: /command sh -c node -e/ },
   ];
   for (const c of cases) {
-    it(`${c.fixture} → ${c.cls}`, async () => {
+    it(`${c.fixture}${c.registry ? ` with ENVPROOF_REGISTRY_NPM=${c.registry}` : ''} → ${c.cls}`, async () => {
       const ws = await workspace({ fixture: c.fixture });
+      if (c.registry) process.env.ENVPROOF_REGISTRY_NPM = c.registry;
       try {
         const err = await js.install(ws.ctx).then(
           () => assert.fail('the install should fail'),
@@ -209,6 +213,7 @@ describe('install failures are classified, with npm\'s own message', () => {
         assert.match(failure.message, c.code);
         assert.match(failure.message, c.text);
       } finally {
+        delete process.env.ENVPROOF_REGISTRY_NPM;
         await ws.dispose();
       }
     });

@@ -152,8 +152,8 @@ describe('HTML report in headless chromium', requires(CHROMIUM, existsSync(CHROM
     assert.deepEqual(syslib[1], ['r&d "<bot>"', '2', '0', '0.0', '0', '—'], 'EGAR undefined is a dash');
     const hidden = await tableRows(page, 'tableB5_hidden');
     assert.deepEqual(hidden, [
-      ['python', '1', 'six', '3'],
-      ['python', '2', 'pytz', '1'],
+      ['python', '1', 'six', '3', '1'],
+      ['python', '2', 'pytz', '1', '1'],
     ]);
 
     // The agent name from the data is text, never markup.
