@@ -37,6 +37,16 @@ function envproofRun(agent: string, taskId: string, over: Partial<StoredRun> = {
   };
 }
 
+/** Runs `fn` with the path of a store in a new temporary directory, removed afterwards. */
+function withTempStore(fn: (file: string) => void): void {
+  const dir = mkdtempSync(path.join(tmpdir(), 'envproof-store-'));
+  try {
+    fn(path.join(dir, 'store.db'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function report(store: string, ...args: string[]): { status: number | null; json: unknown; stderr: string } {
   const r = runCli(['report', '--store', store, '--format', 'json', ...args]);
   return { status: r.status, json: r.status === 0 ? JSON.parse(r.stdout) : undefined, stderr: r.stderr };
@@ -143,9 +153,7 @@ describe('a store holding the paper and envproof runs of an agent named claude',
 
 describe('a run whose first manifest could not be read', () => {
   it('declared "unknown" (null), not "nothing": left out of UDR, the set metrics and Table A1', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'envproof-null-d1-'));
-    try {
-      const file = path.join(dir, 'store.db');
+    withTempStore((file) => {
       const store = ResultsStore.open(file);
       store.replaceRuns(
         [
@@ -170,17 +178,13 @@ describe('a run whose first manifest could not be read', () => {
       assert.equal(r.spearman.find((s) => s.agent === 'alpha'), undefined, 'no Table A1 row without a known |D1|');
       assert.equal(r.convergence.find((c) => c.agent === 'alpha')?.n, 1, 'success rates still count the run');
       assert.deepEqual(r.crossAgent.find((c) => c.pair === 'alpha-beta'), { language: 'python', pair: 'alpha-beta', nTasks: 0, meanJaccard: null, cdrPct: null });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe("C++ inflation: envproof's configure-derived D2 and the paper's D2 := D1", () => {
   it('reports both, so envproof runs compare with the paper\'s ρ = 1', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'envproof-cpp-rho-'));
-    try {
-      const file = path.join(dir, 'store.db');
+    withTempStore((file) => {
       const store = ResultsStore.open(file);
       // p_01: declared greet, banner; configure also fetched shout (ρ 3/2). p_02: declared zlib, found zlib (ρ 1).
       store.replaceRuns([
@@ -200,8 +204,6 @@ describe("C++ inflation: envproof's configure-derived D2 and the paper's D2 := D
         ],
         'only C++, where the paper defines D2 := D1',
       );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
