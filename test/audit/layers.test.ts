@@ -12,18 +12,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { auditJson, runCli } from '../helpers/cli.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
-
-function audit(fixture: string, ...extra: string[]): { status: number | null; report: any; stderr: string; stdout: string } {
-  const r = runCli(['audit', path.join(FIXTURES, fixture), '--json', '--sandbox', 'host', '-q', ...extra]);
-  try {
-    return { status: r.status, report: JSON.parse(r.stdout), stderr: r.stderr, stdout: r.stdout };
-  } catch {
-    return assert.fail(`audit ${fixture} printed no JSON (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
-  }
-}
+const audit = (fixture: string, ...extra: string[]) => auditJson(path.join(FIXTURES, fixture), ...extra);
 
 const pinned = (layer: { name: string; version?: string }[]) => layer.map((d) => `${d.name}@${d.version}`).sort();
 const names = (layer: { name: string }[] | null) => (layer ?? []).map((d) => d.name).sort();

@@ -10,21 +10,14 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { chooseExecutable, type Codemodel } from '../../src/ecosystems/cpp/codemodel.js';
-import { runCli } from '../helpers/cli.js';
+import { auditJson as audit } from '../helpers/cli.js';
 import { FIXTURES } from './helpers.js';
 
 const names = (deps: readonly { name: string }[] | null) => [...new Set((deps ?? []).map((d) => d.name))].sort();
 const DECODE_H = '/usr/include/brotli/decode.h';
 const ENCODE_H = '/usr/include/brotli/encode.h';
 
-function auditJson(...extra: string[]): any {
-  const r = runCli(['audit', path.join(FIXTURES, 'brotli-codec'), '--sandbox', 'host', '--json', '-q', ...extra]);
-  try {
-    return JSON.parse(r.stdout);
-  } catch {
-    return assert.fail(`no JSON (exit ${r.status}): ${r.stdout}\n${r.stderr}`);
-  }
-}
+const auditJson = (...extra: string[]) => audit(path.join(FIXTURES, 'brotli-codec'), ...extra).report;
 
 describe('brotli-codec: two CMake packages from one Debian package', () => {
   let report: any;

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cacheRoot } from '../../src/core/cache.js';
 import { javaEcosystem } from '../../src/ecosystems/java/index.js';
-import { runCli } from '../helpers/cli.js';
+import { auditJson as audit } from '../helpers/cli.js';
 import { FIXTURES, workspace, type Workspace } from './helpers.js';
 
 /** The POMs of parent-bom's parent chain and BOM, in the Maven repository the host sandbox uses. */
@@ -28,14 +28,7 @@ const FIXTURE_ONLY_POMS = [
   'io/netty/netty-bom/4.1.108.Final',
 ].map((dir) => path.join(cacheRoot(), 'm2', dir));
 
-function auditJson(fixture: string, ...extra: string[]): any {
-  const r = runCli(['audit', path.join(FIXTURES, fixture), '--sandbox', 'host', '--json', '-q', ...extra]);
-  try {
-    return JSON.parse(r.stdout);
-  } catch {
-    return assert.fail(`no JSON (exit ${r.status}): ${r.stdout}\n${r.stderr}`);
-  }
-}
+const auditJson = (fixture: string, ...extra: string[]) => audit(path.join(FIXTURES, fixture), ...extra).report;
 
 const pinned = (layer: { name: string; version?: string }[]) => layer.map((d) => `${d.name}@${d.version}`).sort();
 

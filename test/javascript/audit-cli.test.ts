@@ -12,19 +12,12 @@ import { after, before, describe, it } from 'node:test';
 import { javascriptEcosystem as js } from '../../src/ecosystems/javascript/index.js';
 import type { AttributionResult, InstallResult } from '../../src/ecosystems/types.js';
 import { traceRun } from '../../src/trace/index.js';
-import { runCli } from '../helpers/cli.js';
+import { auditJson as audit, runCli } from '../helpers/cli.js';
 import { FIXTURES, workspace, type Workspace } from './helpers.js';
 
 const names = (deps: readonly { name: string }[] | null) => [...new Set((deps ?? []).map((d) => d.name))].sort();
 
-function auditJson(fixture: string, ...extra: string[]) {
-  const r = runCli(['audit', path.join(FIXTURES, fixture), '--sandbox', 'host', '--json', '-q', ...extra]);
-  try {
-    return { status: r.status, report: JSON.parse(r.stdout) };
-  } catch {
-    return assert.fail(`no JSON (exit ${r.status}): ${r.stdout}\n${r.stderr}`);
-  }
-}
+const auditJson = (fixture: string, ...extra: string[]) => audit(path.join(FIXTURES, fixture), ...extra);
 
 describe('workspaces: the project is never its own dependency', () => {
   let ws: Workspace;

@@ -7,7 +7,7 @@
 import { cmakeName } from './names.js';
 
 /** find_package() names (compared lower-case, without `-`/`_`) → the Debian package with their development files. */
-const BY_CMAKE_NAME: Readonly<Record<string, string>> = {
+export const BY_CMAKE_NAME: Readonly<Record<string, string>> = {
   absl: 'libabsl-dev',
   alsa: 'libasound2-dev',
   armadillo: 'libarmadillo-dev',
@@ -123,7 +123,7 @@ const BY_CMAKE_NAME: Readonly<Record<string, string>> = {
 };
 
 /** pkg-config module names (as written) → the Debian package with their `.pc` file. */
-const BY_PKG_CONFIG_MODULE: Readonly<Record<string, string>> = {
+export const BY_PKG_CONFIG_MODULE: Readonly<Record<string, string>> = {
   'dbus-1': 'libdbus-1-dev',
   'freetype2': 'libfreetype-dev',
   'gio-2.0': 'libglib2.0-dev',
