@@ -1,15 +1,14 @@
 import path from 'node:path';
-import { nameSet, uniqueDependencies } from '../core/names.js';
-import type { Dependency, EcosystemId } from '../core/types.js';
+import type { EcosystemId } from '../core/types.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
-import { gapSets, gapSetsWithoutTrace, projectMetrics, projectMetricsWithoutTrace } from '../metrics/project.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { traceRun } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
-import { AUDIT_SCHEMA_VERSION, type AuditReport, type LayerCount, type LayerEntry, type PartialAudit, type PhaseTimes, type RunOutcome } from './report.js';
+import { layer, measure, type Layers } from './measure.js';
+import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit, type PhaseTimes, type RunOutcome } from './report.js';
 import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
 import { TOOL_VERSION } from '../core/version.js';
@@ -32,19 +31,6 @@ export interface AuditOptions {
 }
 
 const OUTPUT_TAIL_BYTES = 4000;
-
-function layer(deps: readonly Dependency[]): LayerEntry[] {
-  return uniqueDependencies(deps).map(({ name, version, id, systemVersion }) => ({
-    name,
-    ...(version ? { version } : {}),
-    ...(id ? { id } : {}),
-    ...(systemVersion ? { systemVersion } : {}),
-  }));
-}
-
-function count(deps: readonly Dependency[]): LayerCount {
-  return { entries: uniqueDependencies(deps).length, names: nameSet(deps).size };
-}
 
 function withoutOwn<T extends { name: string }>(deps: readonly T[], own: ReadonlySet<string>): T[] {
   return deps.filter((d) => !own.has(d.name));
@@ -198,14 +184,10 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
     phases.run -= phases.tracing;
     const run = outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs));
 
-    const d1Deps = withoutOwn(declared.declared, own);
-    const d1 = nameSet(d1Deps);
-    const d2 = nameSet(installed);
-    const buildTools = { declared: layer(declared.buildTools ?? []), found: layer(install.buildTools ?? []) };
     if (own.size) notes.push(`${[...own].sort().join(', ')} ${own.size === 1 ? 'is' : 'are'} the project itself: not counted as a dependency in any layer`);
-    const common: Omit<AuditReport, 'layers' | 'layerCounts' | 'alternatives' | 'alternativeMetrics' | 'gaps' | 'metrics' | 'phasesMs' | 'evidence'> = {
-      schemaVersion: AUDIT_SCHEMA_VERSION,
-      tool: { name: 'envproof', version: TOOL_VERSION },
+    const base = {
+      schemaVersion: AUDIT_SCHEMA_VERSION as typeof AUDIT_SCHEMA_VERSION,
+      tool: { name: 'envproof' as const, version: TOOL_VERSION },
       project: projectDir,
       ecosystem: module.id,
       manifest: declared.manifest,
@@ -213,58 +195,36 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
       otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
       skipped: declared.skipped,
       ownPackages: [...own].sort(),
-      buildTools,
+      buildTools: { declared: layer(declared.buildTools ?? []), found: layer(install.buildTools ?? []) },
       run,
       install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },
       notes,
       ...(opts.keep ? { workDir: work.root } : {}),
     };
-    if (!run.started) {
-      notes.push(`the program never started (${run.notStarted}): D3 is unknown, so no gap or metric that needs it is reported`);
-      lap('analysis');
-      return {
-        ...common,
-        layers: { declared: layer(d1Deps), installed: layer(installed), traced: null },
-        layerCounts: { declared: count(d1Deps), installed: count(installed), traced: null },
-        alternatives: {},
-        alternativeMetrics: {},
-        gaps: gapSetsWithoutTrace(d1, d2),
-        metrics: projectMetricsWithoutTrace(d1, d2),
-        phasesMs: { ...phases },
-        evidence: {},
-      };
-    }
-
-    opts.progress('attributing traced files to packages (D3)');
-    const attribution: AttributionResult = await module.attribute(trace.files, ctx, install);
-    const view = opts.tracedView?.[module.id];
-    const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
-    if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
-    if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
-    const traced = withoutOwn(tracedLayer, own);
-    const d3 = nameSet(traced);
-    if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
-    else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
-    const alternatives = Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, withoutOwn(v, own)]));
-    const alternativeMetrics = Object.fromEntries(
-      Object.entries(alternatives).map(([k, v]) => [k, { gaps: gapSets(d1, d2, nameSet(v)), metrics: projectMetrics(d1, d2, nameSet(v)) }]),
-    );
-    if (buildTools.declared.length || buildTools.found.length) {
-      const d1Paper = new Set([...d1, ...nameSet(buildTools.declared)]);
-      const d2Paper = new Set([...d2, ...nameSet(buildTools.found)]);
-      alternativeMetrics.withBuildTools = { gaps: gapSets(d1Paper, d2Paper, d3), metrics: projectMetrics(d1Paper, d2Paper, d3) };
-    }
-    const report: AuditReport = {
-      ...common,
-      layers: { declared: layer(d1Deps), installed: layer(installed), traced: layer(traced) },
-      layerCounts: { declared: count(d1Deps), installed: count(installed), traced: count(traced) },
-      alternatives: Object.fromEntries(Object.entries(alternatives).map(([k, v]) => [k, layer(v)])),
-      alternativeMetrics,
-      gaps: gapSets(d1, d2, d3),
-      metrics: projectMetrics(d1, d2, d3),
-      phasesMs: phases,
-      evidence: Object.fromEntries(Object.entries(attribution.evidence).filter(([name]) => !own.has(name))),
+    const layers: Layers = {
+      declared: withoutOwn(declared.declared, own),
+      installed,
+      traced: null,
+      alternatives: {},
+      buildTools: { declared: declared.buildTools ?? [], found: install.buildTools ?? [] },
     };
+    let evidence: Record<string, string[]> = {};
+    if (run.started) {
+      opts.progress('attributing traced files to packages (D3)');
+      const attribution: AttributionResult = await module.attribute(trace.files, ctx, install);
+      const view = opts.tracedView?.[module.id];
+      const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
+      if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
+      if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
+      if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
+      else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
+      layers.traced = withoutOwn(tracedLayer, own);
+      layers.alternatives = Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, withoutOwn(v, own)]));
+      evidence = Object.fromEntries(Object.entries(attribution.evidence).filter(([name]) => !own.has(name)));
+    } else {
+      notes.push(`the program never started (${run.notStarted}): D3 is unknown, so no gap or metric that needs it is reported`);
+    }
+    const report: AuditReport = { ...base, ...measure(layers), evidence, phasesMs: phases };
     lap('analysis');
     report.phasesMs = { ...phases };
     return report;

@@ -50,7 +50,8 @@ export interface DeclaredResult {
   notes: string[];
   /**
    * Names of the project's own packages (its Python distribution, npm package and workspaces, Maven artifact
-   * and reactor modules): the audited project is never its own dependency, in any layer.
+   * and reactor modules; a Go module would give its main module's path): the audited project is never its own
+   * dependency, in any layer. The audit removes them from D1, D2, D3 and every alternative view.
    */
   own?: string[];
   /** Programs the build looks for (CMake's PkgConfig, Git, Doxygen, ...): declared, but not library dependencies. */
