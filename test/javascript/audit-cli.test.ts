@@ -59,7 +59,7 @@ describe('nested-versions: layer counts and metric counts', () => {
   let text: string;
   before(() => {
     json = auditJson('nested-versions');
-    text = runCli(['audit', path.join(FIXTURES, 'nested-versions'), '--sandbox', 'host', '-q']).stdout;
+    text = runCli(['audit', path.join(FIXTURES, 'nested-versions'), '--sandbox', 'host', '-q', '--verbose']).stdout;
   });
 
   it('the JSON gives both counts; the metrics use names', () => {
@@ -78,8 +78,9 @@ describe('nested-versions: layer counts and metric counts', () => {
     assert.match(text, /Metrics \(over distinct names: n1 2, n2 2, n3 2\)/);
   });
 
-  it('the run line shows the command as a user would type it', () => {
+  it('the run line shows the command as a user would type it; --verbose adds the full one', () => {
     assert.equal(json.report.run.command, 'node cli.js');
     assert.match(text, /^Run: node cli\.js {2}\(/m);
+    assert.match(text, /^ {2}full command line: node \/\S+\/project\/cli\.js$/m);
   });
 });
