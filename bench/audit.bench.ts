@@ -17,7 +17,7 @@ await writeFile(path.join(dir, 'index.js'), "const { ESLint } = require('eslint'
 try {
   const report = await runAudit({ dir, ecosystem: 'auto', timeoutSec: 120, keep: false, sandbox: 'host', progress: () => {} });
   const rssMb = process.resourceUsage().maxRSS / 1024;
-  console.log(`project: eslint@8.57.0 + mocha@10.7.3, ${report.layers.installed.length} installed packages, ${report.layers.traced.length} traced`);
+  console.log(`project: eslint@8.57.0 + mocha@10.7.3, ${report.layers.installed.length} installed packages, ${report.layers.traced?.length ?? "no"} traced`);
   console.log(`phases (ms): ${JSON.stringify(report.phasesMs)}`);
   const own = report.phasesMs.analysis + report.phasesMs.tracing;
   console.log(`own time (reading the trace + analysis): ${own} ms  (target ≤ 1000 ms, ratio ${(own / 1000).toFixed(2)})`);

@@ -8,7 +8,7 @@ want() { command -v "$1" >/dev/null 2>&1 || need_apt+=("$2"); }
 want strace strace
 want chromium chromium  # headless browser for the HTML report test (test/report-html)
 
-# C++ tests (test/cpp): CMake, a C++ compiler, git for local FetchContent sources, zlib and nlohmann_json
+# C++ tests (test/cpp): CMake, a C++ compiler, git for local FetchContent sources, zlib, nlohmann_json and brotli
 # headers, pkg-config. libcurl's -dev package is deliberately NOT installed: the missing-library fixture
 # needs find_package(CURL REQUIRED) to fail.
 want_deb() { dpkg-query -W -f '${Status}' "$1" 2>/dev/null | grep -q 'ok installed' || need_apt+=("$1"); }
@@ -19,6 +19,8 @@ want git git
 want_deb zlib1g-dev
 want_deb nlohmann-json3-dev
 want_deb pkg-config
+# Brotli's decoder and encoder, two CMake packages from one Debian package (test/cpp/shared-package.test.ts).
+want_deb libbrotli-dev
 # Java tests (test/java): a JDK (javac, java) and Maven; Maven Central is reached through the package caches.
 want javac openjdk-17-jdk-headless
 want mvn maven

@@ -1,15 +1,15 @@
 import path from 'node:path';
-import { nameSet, uniqueDependencies } from '../core/names.js';
-import type { Dependency, EcosystemId } from '../core/types.js';
+import type { EcosystemId } from '../core/types.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
-import { gapSets, paperInstalledIsDeclared, projectMetrics } from '../metrics/project.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
 import type { Sandbox, SandboxBackend } from '../sandbox/types.js';
 import { traceRun } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
-import { AUDIT_SCHEMA_VERSION, type AuditReport, type LayerEntry, type PhaseTimes, type RunOutcome } from './report.js';
+import { layer, measure, type Layers } from './measure.js';
+import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit, type PhaseTimes, type RunOutcome } from './report.js';
+import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { shellCommandLine } from '../core/shell.js';
@@ -34,23 +34,36 @@ export interface AuditOptions {
 
 const OUTPUT_TAIL_BYTES = 4000;
 
-function layer(deps: readonly Dependency[]): LayerEntry[] {
-  return uniqueDependencies(deps).map(({ name, version, id }) => ({ name, ...(version ? { version } : {}), ...(id ? { id } : {}) }));
+function withoutOwn<T extends { name: string }>(deps: readonly T[], own: ReadonlySet<string>): T[] {
+  return deps.filter((d) => !own.has(d.name));
 }
 
-function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string | null; timedOut: boolean; durationMs: number; stdout: string; stderr: string }): RunOutcome {
+type TraceOutcome = { exitCode: number | null; signal: string | null; timedOut: boolean; durationMs: number; stdout: string; stderr: string };
+
+function outcome(choice: RunChoice, r: TraceOutcome, notStarted: string | undefined): RunOutcome {
   const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
   return {
-    command: shellCommandLine(choice.argv),
+    command: choice.display ?? shellCommandLine(choice.argv),
     argv: choice.argv,
     reason: choice.reason,
+    env: choice.env ?? {},
+    started: notStarted === undefined,
+    ...(notStarted !== undefined ? { notStarted } : {}),
     exitCode: r.exitCode,
     signal: r.signal,
     timedOut: r.timedOut,
-    success: r.exitCode === 0 && !r.timedOut,
+    success: notStarted === undefined && r.exitCode === 0 && !r.timedOut,
     durationMs: Math.round(r.durationMs),
     outputTail: output.length > OUTPUT_TAIL_BYTES ? output.slice(-OUTPUT_TAIL_BYTES) : output,
   };
+}
+
+/** What a failed audit had computed, per error (read back by the CLI with `partialAuditOf`). */
+const partialAudits = new WeakMap<object, PartialAudit>();
+
+/** What the audit that threw `err` had computed before it failed, if it got that far. */
+export function partialAuditOf(err: unknown): PartialAudit | undefined {
+  return typeof err === 'object' && err !== null ? partialAudits.get(err) : undefined;
 }
 
 /** Failures of the sandbox or the tracer are the machinery's, not the project's. */
@@ -84,21 +97,50 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     phases[phase] += Math.round(now - t);
     t = now;
   };
+  // Grows as the audit gets further; attached to the error when a step fails.
+  const partial: PartialAudit = {};
+  try {
+    return await audit(opts, partial, phases, lap);
+  } catch (err) {
+    if (typeof err === 'object' && err !== null) partialAudits.set(err, { ...partial, phasesMs: { ...phases } });
+    throw err;
+  }
+}
 
+async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTimes, lap: (phase: keyof PhaseTimes) => void): Promise<AuditReport> {
   const projectDir = await checkProjectDir(opts.dir);
+  partial.project = projectDir;
   const { module, alsoPresent } = await detectEcosystem(projectDir, opts.ecosystem);
+  partial.ecosystem = module.id;
   const notes: string[] = [];
+  partial.notes = notes;
   if (alsoPresent.length) notes.push(`manifests of ${alsoPresent.join(', ')} are present too; audited as ${module.id} (use --ecosystem to choose)`);
   opts.progress(`${module.displayName} project: reading the manifest (D1)`);
   // Read once before any environment exists, so a broken manifest fails at once.
   let declared = await module.extractDeclared(projectDir);
+  const recordDeclared = () => {
+    const own = new Set(declared.own ?? []);
+    Object.assign(partial, {
+      manifest: declared.manifest,
+      layers: { declared: layer(withoutOwn(declared.declared, own)) },
+      otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
+      skipped: declared.skipped,
+      ownPackages: [...own].sort(),
+    });
+  };
+  recordDeclared();
   lap('analysis');
 
   const work = await createWorkDir(projectDir);
-  if (opts.keep) opts.progress(`work directory (kept): ${work.root}`);
+  if (opts.keep) {
+    opts.progress(`work directory (kept): ${work.root}`);
+    partial.workDir = work.root;
+  }
   let sandbox: Sandbox | undefined;
   try {
     sandbox = await asInfrastructure(createSandbox({ backend: opts.sandbox, language: module.id, hostWorkDir: work.root, progress: opts.progress }));
+    const sandboxInfo = describeSandbox(sandbox);
+    partial.sandbox = sandboxInfo;
     opts.onSandbox?.(sandbox.backend);
     const insideWork = sandbox.workDir;
     const ctx: AuditContext = {
@@ -111,12 +153,18 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     lap('prepare');
     if (module.declaredInEnvironment) {
       declared = await module.declaredInEnvironment(projectDir, ctx);
+      recordDeclared();
       lap('analysis');
     }
     notes.push(...declared.notes);
 
     opts.progress('installing into a fresh environment (D2)');
     const install: InstallResult = await module.install(ctx);
+    const own = new Set([...(declared.own ?? []), ...(install.own ?? [])]);
+    const installed = withoutOwn(install.installed, own);
+    partial.layers = { declared: layer(withoutOwn(declared.declared, own)), installed: layer(installed) };
+    partial.ownPackages = [...own].sort();
+    partial.install = { commands: install.commands };
     lap('install');
     if (module.build) {
       opts.progress('building');
@@ -125,7 +173,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     lap('build');
 
     const choice = opts.run ? module.userRun(opts.run, ctx, install) : await entryPoint(module, ctx, install, work.project);
-    opts.progress(`tracing ${shellCommandLine(choice.argv)} (${choice.reason})`);
+    opts.progress(`tracing ${choice.display ?? shellCommandLine(choice.argv)} (${choice.reason})`);
     const trace = await asInfrastructure(traceRun(sandbox, {
       argv: choice.argv,
       cwd: ctx.projectDir,
@@ -137,52 +185,49 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     lap('run');
     phases.tracing = Math.max(0, phases.run - Math.round(trace.run.durationMs));
     phases.run -= phases.tracing;
+    const run = outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs));
 
-    opts.progress('attributing traced files to packages (D3)');
-    const attribution: AttributionResult = await module.attribute(trace.files, ctx, install);
-    const d1 = nameSet(declared.declared);
-    const d2 = nameSet(install.installed);
-    const view = opts.tracedView?.[module.id];
-    const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
-    if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
-    if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
-    const d3 = nameSet(tracedLayer);
-    const run = outcome(choice, trace.run);
-    if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
-    else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
-    if (trace.run.spawnError) notes.push(`the tracer could not start: ${trace.run.spawnError}`);
-    const report: AuditReport = {
-      schemaVersion: AUDIT_SCHEMA_VERSION,
-      tool: { name: 'envproof', version: TOOL_VERSION },
+    if (own.size) notes.push(`${[...own].sort().join(', ')} ${own.size === 1 ? 'is' : 'are'} the project itself: not counted as a dependency in any layer`);
+    const base = {
+      schemaVersion: AUDIT_SCHEMA_VERSION as typeof AUDIT_SCHEMA_VERSION,
+      tool: { name: 'envproof' as const, version: TOOL_VERSION },
       project: projectDir,
       ecosystem: module.id,
       manifest: declared.manifest,
-      sandbox: {
-        backend: sandbox.backend,
-        ...(sandbox.isolationWarning ? { warning: sandbox.isolationWarning } : {}),
-        ...(sandbox.baseline
-          ? { baseline: { debian: sandbox.baseline.debian.length, packages: Object.fromEntries(Object.entries(sandbox.baseline.packages).map(([k, v]) => [k, v.length])) } }
-          : {}),
-      },
-      layers: { declared: layer(declared.declared), installed: layer(install.installed), traced: layer(tracedLayer) },
+      sandbox: sandboxInfo,
       otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
       skipped: declared.skipped,
-      alternatives: Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, layer(v)])),
-      alternativeMetrics: Object.fromEntries(
-        Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, { gaps: gapSets(d1, d2, nameSet(v)), metrics: projectMetrics(d1, d2, nameSet(v)) }]),
-      ),
-      ...(paperInstalledIsDeclared(module.id)
-        ? { paperCompatible: { installed: layer(declared.declared), gaps: gapSets(d1, d1, d3), metrics: projectMetrics(d1, d1, d3) } }
-        : {}),
-      gaps: gapSets(d1, d2, d3),
-      metrics: projectMetrics(d1, d2, d3),
+      ownPackages: [...own].sort(),
+      buildTools: { declared: layer(declared.buildTools ?? []), found: layer(install.buildTools ?? []) },
       run,
-      phasesMs: phases,
-      evidence: attribution.evidence,
       install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },
       notes,
       ...(opts.keep ? { workDir: work.root } : {}),
     };
+    const layers: Layers = {
+      declared: withoutOwn(declared.declared, own),
+      installed,
+      traced: null,
+      alternatives: {},
+      buildTools: { declared: declared.buildTools ?? [], found: install.buildTools ?? [] },
+    };
+    let evidence: Record<string, string[]> = {};
+    if (run.started) {
+      opts.progress('attributing traced files to packages (D3)');
+      const attribution: AttributionResult = await module.attribute(trace.files, ctx, install);
+      const view = opts.tracedView?.[module.id];
+      const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
+      if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
+      if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
+      if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
+      else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
+      layers.traced = withoutOwn(tracedLayer, own);
+      layers.alternatives = Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, withoutOwn(v, own)]));
+      evidence = Object.fromEntries(Object.entries(attribution.evidence).filter(([name]) => !own.has(name)));
+    } else {
+      notes.push(`the program never started (${run.notStarted}): D3 is unknown, so no gap or metric that needs it is reported`);
+    }
+    const report: AuditReport = { ...base, ...measure(layers, module.id), evidence, phasesMs: phases };
     lap('analysis');
     report.phasesMs = { ...phases };
     return report;
@@ -190,4 +235,14 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     await sandbox?.dispose();
     if (!opts.keep) await removeWorkDir(work);
   }
+}
+
+function describeSandbox(sandbox: Sandbox): AuditReport['sandbox'] {
+  return {
+    backend: sandbox.backend,
+    ...(sandbox.isolationWarning ? { warning: sandbox.isolationWarning } : {}),
+    ...(sandbox.baseline
+      ? { baseline: { debian: sandbox.baseline.debian.length, packages: Object.fromEntries(Object.entries(sandbox.baseline.packages).map(([k, v]) => [k, v.length])) } }
+      : {}),
+  };
 }

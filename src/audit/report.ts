@@ -1,4 +1,4 @@
-import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry } from '../core/types.js';
+import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry, UntracedGapSets, UntracedMetrics } from '../core/types.js';
 import type { SandboxBackend } from '../sandbox/types.js';
 
 /** Version of the `envproof audit --json` document; bumped on any incompatible change (docs/audit-json.md). */
@@ -8,14 +8,29 @@ export interface LayerEntry {
   name: string;
   version?: string;
   id?: string;
+  /** The version in the system package manager's format, when `version` is written in another (C++: Debian's). */
+  systemVersion?: string;
+}
+
+/** A layer's size two ways: entries (name@version; one name can be installed at several versions) and names. */
+export interface LayerCount {
+  entries: number;
+  /** What the metrics count (n1, n2, n3). */
+  names: number;
 }
 
 export interface RunOutcome {
-  /** The command as a shell-quoted string. */
+  /** The command as the user would type it with --run (`argv` holds the full line). */
   command: string;
   argv: string[];
   /** Why this command was traced (e.g. "--run", "package.json bin"). */
   reason: string;
+  /** Variables the run was given beyond the sandbox's own environment (README: "What --run can use"). */
+  env: Record<string, string>;
+  /** False when the program never started (command not found, not executable, killed first): D3 is unknown. */
+  started: boolean;
+  /** Why it never started; set only when `started` is false. */
+  notStarted?: string;
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
@@ -47,21 +62,31 @@ export interface AuditReport {
    * package manager's). D2 is measured inside a private environment created from it, so they are never in D2.
    */
   sandbox: { backend: SandboxBackend; warning?: string; baseline?: { debian: number; packages: Record<string, number> } };
-  layers: { declared: LayerEntry[]; installed: LayerEntry[]; traced: LayerEntry[] };
+  /** `traced` is null when the program never started (`run.started` false): D3 is unknown, not empty. */
+  layers: { declared: LayerEntry[]; installed: LayerEntry[]; traced: LayerEntry[] | null };
+  layerCounts: { declared: LayerCount; installed: LayerCount; traced: LayerCount | null };
+  /** The project's own packages, removed from every layer (never its own dependency). */
+  ownPackages: string[];
+  /** Build tools (C++: find_package(PkgConfig), Git, Doxygen, ...), declared and found; in no layer. */
+  buildTools: { declared: LayerEntry[]; found: LayerEntry[] };
   /** Declared but not part of D1: devDependencies, test scope, constraints, optional extras, ... */
   otherDeclared: Record<string, LayerEntry[]>;
   skipped: SkippedEntry[];
   /** Other views of D3 (Java opened vs loaded, C++ build-time), keyed by name. */
   alternatives: Record<string, LayerEntry[]>;
-  /** The gaps and metrics with each alternative view in place of D3. */
+  /**
+   * The gaps and metrics with each alternative view in place of D3; `withBuildTools` counts the build tools in
+   * D1 and D2, as the paper's rule (every find_package name) does.
+   */
   alternativeMetrics: Record<string, { gaps: GapSets; metrics: ProjectMetrics }>;
   /**
    * C++ only: the paper's D2 := D1 (CMake resolves nothing transitively), with the gaps and metrics it gives, beside
    * envproof's own D2 from the configure step, so inflation can be compared with the paper's figures.
    */
-  paperCompatible?: { installed: LayerEntry[]; gaps: GapSets; metrics: ProjectMetrics };
-  gaps: GapSets;
-  metrics: ProjectMetrics;
+  paperCompatible?: { installed: LayerEntry[]; gaps: GapSets | UntracedGapSets; metrics: ProjectMetrics | UntracedMetrics };
+  /** The D3-based gaps and metrics are null when the program never started. */
+  gaps: GapSets | UntracedGapSets;
+  metrics: ProjectMetrics | UntracedMetrics;
   run: RunOutcome;
   phasesMs: PhaseTimes;
   /** Per traced package, a few files that put it in D3. */
@@ -69,5 +94,24 @@ export interface AuditReport {
   install: { commands: string[]; details?: Record<string, unknown> };
   notes: string[];
   /** Present with --keep. */
+  workDir?: string;
+}
+
+/**
+ * What a failed audit had computed before the step that failed (`envproof audit --json` prints it with `error`):
+ * D1 once the manifest was read, D2 once the install succeeded.
+ */
+export interface PartialAudit {
+  project?: string;
+  ecosystem?: EcosystemId;
+  manifest?: string;
+  sandbox?: AuditReport['sandbox'];
+  layers?: { declared: LayerEntry[]; installed?: LayerEntry[] };
+  otherDeclared?: Record<string, LayerEntry[]>;
+  skipped?: SkippedEntry[];
+  ownPackages?: string[];
+  install?: { commands: string[] };
+  notes?: string[];
+  phasesMs?: PhaseTimes;
   workDir?: string;
 }

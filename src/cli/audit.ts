@@ -1,12 +1,13 @@
 import { Command, Option } from 'commander';
-import { AUDIT_SCHEMA_VERSION, type AuditReport } from '../audit/report.js';
+import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit } from '../audit/report.js';
+import { TOOL_VERSION } from '../core/version.js';
 import { EnvproofError, StepFailedError, UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS } from '../core/types.js';
 import { renderAuditText } from '../report/audit-text.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import type { SetExitCode } from './commands.js';
-import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
+import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS } from './exit-codes.js';
 
 const FINDING_KINDS = ['phantom', 'hidden', 'bloat', 'transitive', 'run'] as const;
 type FindingKind = (typeof FINDING_KINDS)[number];
@@ -27,7 +28,23 @@ function parseTimeout(value: string): number {
 
 /** The findings that make the exit code 1. */
 export function findings(report: AuditReport, failOn: readonly FindingKind[]): string[] {
-  return failOn.filter((k) => (k === 'run' ? !report.run.success : report.gaps[k].length > 0));
+  return failOn.filter((k) => (k === 'run' ? !report.run.success : (report.gaps[k]?.length ?? 0) > 0));
+}
+
+/**
+ * A run that never started is an error (exit 2) whatever --fail-on says: without D3 there is nothing to judge,
+ * and "run" in --fail-on is about programs that ran and failed.
+ */
+export function auditExitCode(report: AuditReport, failOn: readonly FindingKind[]): number {
+  if (!report.run.started) return EXIT_ERROR;
+  return findings(report, failOn).length ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+/** The JSON of a failed audit: what it had computed (D1, D2 when the install got through, ...) and the error. */
+function failedAuditJson(err: EnvproofError, partial: PartialAudit | undefined): string {
+  const step = err instanceof StepFailedError ? { step: err.step, class: err.failureClass, output: err.output } : {};
+  const doc = { schemaVersion: AUDIT_SCHEMA_VERSION, tool: { name: 'envproof', version: TOOL_VERSION }, ...partial, error: { message: err.message, hint: err.hint, ...step } };
+  return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
 export function registerAudit(program: Command, setExitCode: SetExitCode): void {
@@ -43,13 +60,14 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .addOption(javaAttributionOption())
     .option('--json', 'print the report as JSON (schema: docs/audit-json.md)')
     .option('--keep', 'keep the work directory and print its path')
+    .option('--verbose', 'also show the full command line that was traced')
     .option('-q, --quiet', 'no progress messages')
-    .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error.')
-    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: JavaAttribution; json?: boolean; keep?: boolean; quiet?: boolean }) => {
+    .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error (also when the traced program never started).')
+    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: JavaAttribution; json?: boolean; keep?: boolean; verbose?: boolean; quiet?: boolean }) => {
       const failOn = parseFailOn(o.failOn);
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
       // Loaded on use, so other commands start without the audit machinery.
-      const { runAudit } = await import('../audit/audit.js');
+      const { runAudit, partialAuditOf } = await import('../audit/audit.js');
       let report: AuditReport;
       try {
         report = await runAudit({
@@ -63,16 +81,14 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
           progress,
         });
       } catch (err) {
-        if (o.json && err instanceof EnvproofError) {
-          const step = err instanceof StepFailedError ? { step: err.step, class: err.failureClass, output: err.output } : {};
-          process.stdout.write(`${JSON.stringify({ schemaVersion: AUDIT_SCHEMA_VERSION, error: { message: err.message, hint: err.hint, ...step } }, null, 2)}\n`);
-        }
+        if (o.json && err instanceof EnvproofError) process.stdout.write(failedAuditJson(err, partialAuditOf(err)));
         if (err instanceof StepFailedError) {
           throw new EnvproofError(`${err.step} failed (${err.failureClass}): ${err.message}`, err.hint, err.output);
         }
         throw err;
       }
-      process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderAuditText(report));
-      setExitCode(findings(report, failOn).length ? EXIT_FINDINGS : EXIT_CLEAN);
+      process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderAuditText(report, { verbose: o.verbose }));
+      if (!report.run.started) process.stderr.write(`envproof: the traced program never started (${report.run.notStarted}); D3 is unknown\nhint: check the command${report.run.reason === '--run' ? ' given with --run' : ''}: ${report.run.command}\n`);
+      setExitCode(auditExitCode(report, failOn));
     });
 }

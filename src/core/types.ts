@@ -14,6 +14,11 @@ export interface Dependency {
   id?: string;
   /** Where the entry came from (manifest file and line, owning path, ...). */
   source?: string;
+  /**
+   * The version as the system's package manager writes it, when `version` is given in the ecosystem's own
+   * format (C++: `version` 1.2.13 as CMake reports it, `systemVersion` Debian's 1:1.2.13.dfsg-1).
+   */
+  systemVersion?: string;
 }
 
 /** Why a manifest entry could not be turned into a named dependency. A closed union, never an exception. */
@@ -43,6 +48,14 @@ export interface DeclaredResult {
   other: Record<string, Dependency[]>;
   skipped: SkippedEntry[];
   notes: string[];
+  /**
+   * Names of the project's own packages (its Python distribution, npm package and workspaces, Maven artifact
+   * and reactor modules; a Go module would give its main module's path): the audited project is never its own
+   * dependency, in any layer. The audit removes them from D1, D2, D3 and every alternative view.
+   */
+  own?: string[];
+  /** Programs the build looks for (CMake's PkgConfig, Git, Doxygen, ...): declared, but not library dependencies. */
+  buildTools?: Dependency[];
 }
 
 export interface GapSets {
@@ -64,3 +77,9 @@ export interface ProjectMetrics {
   recall: number | null;
   f1: number | null;
 }
+
+/** Gap sets of a project whose program never ran: the D3-based ones are unknown (null), not empty. */
+export type UntracedGapSets = { [K in keyof GapSets]: K extends 'transitive' ? string[] : null };
+
+/** Metrics of a project whose program never ran: those that need D3 are null. */
+export type UntracedMetrics = Omit<ProjectMetrics, 'n3'> & { n3: null };

@@ -38,10 +38,19 @@ export interface InstallResult {
   /** Commands that were run, for the report. */
   commands: string[];
   durationMs: number;
+  /** Names of the project's own packages learnt while installing (e.g. the distribution `pip install .` made). */
+  own?: string[];
+  /** Build tools the configure step found; not in `installed`. */
+  buildTools?: Dependency[];
 }
 
 export interface RunChoice {
   argv: string[];
+  /**
+   * The command as the user would type it with --run, when `argv` holds internal parts (the venv's interpreter
+   * path, the Java class path, the PATH wrapper of npm scripts). Default: `argv` shell-quoted.
+   */
+  display?: string;
   /** Why this command was chosen, e.g. "package.json bin" or "--run". */
   reason: string;
   env?: Record<string, string>;

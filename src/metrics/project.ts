@@ -1,4 +1,4 @@
-import type { EcosystemId, GapSets, ProjectMetrics } from '../core/types.js';
+import type { EcosystemId, GapSets, ProjectMetrics, UntracedGapSets, UntracedMetrics } from '../core/types.js';
 
 function minus(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
   return [...a].filter((x) => !b.has(x)).sort();
@@ -57,4 +57,25 @@ export function projectMetrics(d1: ReadonlySet<string>, d2: ReadonlySet<string>,
  */
 export function paperInstalledIsDeclared(language: EcosystemId): boolean {
   return language === 'cpp';
+}
+
+/** Gaps when D3 is unknown (the program never started): only the install-side gap exists. */
+export function gapSetsWithoutTrace(d1: ReadonlySet<string>, d2: ReadonlySet<string>): UntracedGapSets {
+  return { phantom: null, hidden: null, bloat: null, transitive: minus(d2, d1) };
+}
+
+/** Metrics when D3 is unknown: inflation and the counts of D1 and D2; everything that needs D3 is null. */
+export function projectMetricsWithoutTrace(d1: ReadonlySet<string>, d2: ReadonlySet<string>): UntracedMetrics {
+  return {
+    n1: d1.size,
+    n2: d2.size,
+    n3: null,
+    inflation: d1.size === 0 ? null : d2.size / d1.size,
+    phantomRate: null,
+    hiddenRate: null,
+    bloatRate: null,
+    precision: null,
+    recall: null,
+    f1: null,
+  };
 }

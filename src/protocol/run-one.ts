@@ -62,7 +62,7 @@ interface RunState {
 
 function runRecord(plan: RunPlan, state: RunState, status: StoredRun['status']): StoredRun {
   const installed = state.final?.layers.installed.map((d) => d.name) ?? [];
-  const traced = state.final?.layers.traced.map((d) => d.name) ?? [];
+  const traced = state.final?.layers.traced?.map((d) => d.name) ?? [];
   const unique = (xs: string[]) => [...new Set(xs)].sort();
   return {
     ...runKey(plan),

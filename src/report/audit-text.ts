@@ -1,4 +1,5 @@
-import type { AuditReport, LayerEntry } from '../audit/report.js';
+import { shellCommandLine } from '../core/shell.js';
+import type { AuditReport, LayerCount, LayerEntry } from '../audit/report.js';
 
 function fmt(x: number | null, digits = 2): string {
   return x === null ? 'n/a' : x.toFixed(digits);
@@ -8,24 +9,39 @@ function entry(e: LayerEntry): string {
   return e.version ? `${e.name} ${e.version}` : e.name;
 }
 
+/** `(12)`, or `(161 entries, 154 names)` when a name is listed at several versions (the metrics count names). */
+function countLabel(c: LayerCount | null): string {
+  if (!c) return '(unknown)';
+  return c.entries === c.names ? `(${c.names})` : `(${c.entries} entries, ${c.names} names)`;
+}
+
 /** The three layers as columns, one package per row. */
 function layerTable(r: AuditReport): string[] {
-  const cols = [r.layers.declared, r.layers.installed, r.layers.traced].map((l) => l.map(entry));
-  const heads = [`D1 declared (${r.layers.declared.length})`, `D2 installed (${r.layers.installed.length})`, `D3 traced (${r.layers.traced.length})`];
+  const cols = [r.layers.declared, r.layers.installed, r.layers.traced ?? []].map((l) => l.map(entry));
+  if (r.layers.traced === null) cols[2] = ['(never started)'];
+  const heads = [`D1 declared ${countLabel(r.layerCounts.declared)}`, `D2 installed ${countLabel(r.layerCounts.installed)}`, `D3 traced ${countLabel(r.layerCounts.traced)}`];
   const widths = heads.map((h, i) => Math.max(h.length, ...cols[i]!.map((c) => c.length)));
   const rows = Math.max(1, ...cols.map((c) => c.length));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   const out = [line(heads), line(widths.map((w) => '-'.repeat(w)))];
   for (let i = 0; i < rows; i++) out.push(line(cols.map((c) => c[i] ?? (i === 0 && c.length === 0 ? '(none)' : ''))));
+  const counts = [r.layerCounts.declared, r.layerCounts.installed, r.layerCounts.traced];
+  if (counts.some((c) => c && c.entries !== c.names)) out.push('(a name listed at several versions is one entry per version; the metrics count names)');
   return out;
 }
 
-function gapLine(label: string, names: string[], meaning: string): string {
+function gapLine(label: string, names: string[] | null, meaning: string): string {
+  if (names === null) return `  ${label.padEnd(11)}   ?  unknown: the program never started`;
   return `  ${label.padEnd(11)} ${String(names.length).padStart(3)}  ${names.length ? names.join(', ') : '-'}${names.length ? `\n${' '.repeat(19)}(${meaning})` : ''}`;
 }
 
+export interface AuditTextOptions {
+  /** Also the full command line that was traced (internal paths, the class path, the PATH wrapper). */
+  verbose?: boolean;
+}
+
 /** The readable audit report. */
-export function renderAuditText(r: AuditReport): string {
+export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): string {
   const m = r.metrics;
   const out: string[] = [];
   out.push(`envproof audit: ${r.project}`);
@@ -40,14 +56,14 @@ export function renderAuditText(r: AuditReport): string {
   out.push(gapLine('bloat', r.gaps.bloat, 'installed but never loaded: D2 \\ D3'));
   out.push(gapLine('transitive', r.gaps.transitive, 'installed but not declared: D2 \\ D1'));
   out.push('');
-  out.push('Metrics');
+  out.push(`Metrics (over distinct names: n1 ${m.n1}, n2 ${m.n2}, n3 ${m.n3 ?? 'unknown'})`);
   out.push(`  inflation ${fmt(m.inflation)}   phantom rate ${fmt(m.phantomRate)}   hidden rate ${fmt(m.hiddenRate)}   bloat rate ${fmt(m.bloatRate)}`);
   out.push(`  precision ${fmt(m.precision)}   recall ${fmt(m.recall)}   F1 ${fmt(m.f1)}`);
   if (r.paperCompatible) {
     const pm = r.paperCompatible.metrics;
     out.push(`  paper-compatible (D2 := D1, as the paper defines it for C++): inflation ${fmt(pm.inflation)}   bloat rate ${fmt(pm.bloatRate)}`);
   }
-  const alternatives = Object.entries(r.alternatives);
+  const alternatives = Object.entries(r.alternatives).filter(([name]) => r.alternativeMetrics[name]);
   if (alternatives.length) {
     out.push('');
     out.push('Other views of D3 (the metrics above use the traced layer)');
@@ -57,6 +73,17 @@ export function renderAuditText(r: AuditReport): string {
       out.push(`  ${name}: ${deps.map((d) => d.name).join(', ') || '(none)'}`);
       out.push(`    phantom ${g.phantom.join(', ') || '-'}; hidden ${g.hidden.join(', ') || '-'}`);
       out.push(`    precision ${fmt(am.precision)}   recall ${fmt(am.recall)}   F1 ${fmt(am.f1)}   phantom rate ${fmt(am.phantomRate)}   hidden rate ${fmt(am.hiddenRate)}`);
+    }
+  }
+  if (r.buildTools.declared.length || r.buildTools.found.length) {
+    out.push('');
+    out.push('Build tools (programs the build looks for, not library dependencies; in no layer)');
+    if (r.buildTools.declared.length) out.push(`  declared: ${r.buildTools.declared.map(entry).join(', ')}`);
+    if (r.buildTools.found.length) out.push(`  found:    ${r.buildTools.found.map(entry).join(', ')}`);
+    const paper = r.alternativeMetrics.withBuildTools?.metrics;
+    if (paper) {
+      out.push(`  counted as dependencies, as the paper counts every find_package name: inflation ${fmt(paper.inflation)}   phantom rate ${fmt(paper.phantomRate)}`);
+      out.push(`    precision ${fmt(paper.precision)}   recall ${fmt(paper.recall)}   F1 ${fmt(paper.f1)}`);
     }
   }
   const other = Object.entries(r.otherDeclared).filter(([, v]) => v.length);
@@ -72,8 +99,11 @@ export function renderAuditText(r: AuditReport): string {
   }
   out.push('');
   const run = r.run;
-  const status = run.timedOut ? 'timed out' : run.success ? 'succeeded' : run.signal ? `killed by ${run.signal}` : `failed with exit code ${run.exitCode}`;
+  const status = !run.started
+    ? `never started: ${run.notStarted}`
+    : run.timedOut ? 'timed out' : run.success ? 'succeeded' : run.signal ? `killed by ${run.signal}` : `failed with exit code ${run.exitCode}`;
   out.push(`Run: ${run.command}  (${run.reason})`);
+  if (opts.verbose) out.push(`  full command line: ${shellCommandLine(run.argv)}`);
   out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, traced with the network off`);
   if (!run.success && run.outputTail.trim()) {
     out.push('  last output:');

@@ -18,6 +18,11 @@ export function sandboxCacheDir(): string {
   return path.join(cacheRoot(), 'sandbox-cache');
 }
 
+/** HOME of programs in every sandbox: a directory of the work directory (as the program sees it). */
+export function sandboxHome(workDir: string): string {
+  return path.posix.join(workDir, 'home');
+}
+
 /**
  * The complete environment of a program in an isolating sandbox: nothing of the caller's environment, only
  * locale, paths, caches and the CA settings the toolchains need to reach registries from this machine.
@@ -25,7 +30,7 @@ export function sandboxCacheDir(): string {
 export function isolatedEnvironment(workDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-    HOME: path.join(workDir, 'home'),
+    HOME: sandboxHome(workDir),
     USER: 'nobody',
     LOGNAME: 'nobody',
     LANG: 'C.UTF-8',
@@ -56,7 +61,7 @@ export const SANDBOX_UID = 65534;
  * program cannot swap a cache directory for a symlink; and symlinks a program left are never followed.
  */
 export async function prepareWritableDirs(workDir: string, uid: number | undefined): Promise<void> {
-  await mkdir(path.join(workDir, 'home'), { recursive: true });
+  await mkdir(sandboxHome(workDir), { recursive: true });
   const top = sandboxCacheDir();
   const cacheDirs = ['pip', 'npm', 'm2'].map((sub) => path.join(top, sub));
   for (const d of cacheDirs) await mkdir(d, { recursive: true });

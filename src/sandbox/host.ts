@@ -4,6 +4,7 @@ import path from 'node:path';
 import { cacheRoot, packageCacheEnv } from '../core/cache.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
+import { sandboxHome } from './environment.js';
 import type { ExecRequest, ExecResult, Sandbox } from './types.js';
 
 export const HOST_WARNING =
@@ -52,7 +53,7 @@ export class HostSandbox implements Sandbox {
   }
 
   async exec(req: ExecRequest): Promise<ExecResult> {
-    const home = path.join(this.hostWorkDir, 'home');
+    const home = sandboxHome(this.hostWorkDir);
     await mkdir(home, { recursive: true });
     await mkdir(path.join(this.hostWorkDir, 'tmp'), { recursive: true });
     return runProcess([...processTreePrefix(), ...req.argv], {

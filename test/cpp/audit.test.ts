@@ -151,8 +151,9 @@ describe('C++: a pkg-config module', () => {
     r = await buildAndTrace(await fixtureContext('pkgconfig'));
   });
 
-  it('D2: PkgConfig and the module pkg_check_modules found, with its version', () => {
-    assert.deepEqual(names(r.install.installed), ['pkgconfig', 'zlib']);
+  it('D2: the module pkg_check_modules found, with its version; PkgConfig apart, as a build tool', () => {
+    assert.deepEqual(names(r.install.installed), ['zlib']);
+    assert.deepEqual(names(r.install.buildTools), ['pkgconfig']);
     assert.equal(r.install.installed.find((d) => d.name === 'zlib')?.version, debianUpstreamVersion('zlib1g-dev'));
   });
 

@@ -69,8 +69,10 @@ describe('extractCmakeDeclared', () => {
     assert.equal(r.manifest, 'CMakeLists.txt');
     assert.deepEqual(
       [...new Set(r.declared.map((d) => d.name))].sort(),
-      ['boost', 'catch2', 'extproj', 'fmt', 'gio-2.0', 'glib-2.0', 'json', 'legacy-dep', 'libssl', 'nlohmann-json', 'openssl', 'pkgconfig', 'qt6', 'spdlog', 'threads', 'zlib'],
+      ['boost', 'catch2', 'extproj', 'fmt', 'gio-2.0', 'glib-2.0', 'json', 'legacy-dep', 'libssl', 'nlohmann-json', 'openssl', 'qt6', 'spdlog', 'threads', 'zlib'],
     );
+    // PkgConfig finds a program, not a library: a build tool, reported apart (Threads is a library and stays).
+    assert.deepEqual(r.buildTools?.map((d) => d.name), ['pkgconfig']);
     const byId = new Map(r.declared.map((d) => [d.id, d]));
     assert.equal(byId.get('FIND_PACKAGE(Boost 1.74 REQUIRED COMPONENTS system filesystem)')?.source, 'CMakeLists.txt:11');
     assert.ok(byId.has('find_package(Qt6 COMPONENTS Core Widgets OPTIONAL_COMPONENTS Network)'));

@@ -38,3 +38,13 @@ export function runCliAsync(args: string[], opts: { cwd?: string; env?: Record<s
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
+
+/** `envproof audit <dir> --json --sandbox host -q ...extra`, with its report parsed (a test fails if it printed none). */
+export function auditJson(dir: string, ...extra: string[]): CliResult & { report: any } {
+  const r = runCli(['audit', dir, '--json', '--sandbox', 'host', '-q', ...extra]);
+  try {
+    return { ...r, report: JSON.parse(r.stdout) };
+  } catch {
+    throw new Error(`audit ${dir} printed no JSON (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  }
+}

@@ -6,79 +6,48 @@
  *
  * How a file gets its name, so that D1 (CMake names) and D3 meet:
  * 1. under a FetchContent directory (`_deps/<name>-src|-build`): the FetchContent name;
- * 2. a file CMake itself resolved for a find_package() (its library, its config file) or for a
- *    pkg_check_modules() module (its library), compared after resolving symlinks, or any file of the same
- *    Debian package: that CMake name (`libz.so.1` → `zlib`, `/usr/include/nlohmann/json.hpp` → `nlohmann-json`);
- * 3. otherwise a readable name from the file: the paper's library-name rule (`libssl.so.3` → `ssl`) or,
+ * 2. a file CMake itself resolved for a find_package() (its library, its config file, an imported target's
+ *    location or interface library) or for a pkg_check_modules() module (its library), compared after
+ *    resolving symlinks: that CMake name (`libz.so.1` → `zlib`);
+ * 3. a file under an include directory a package gave (not the compiler's default ones), or of a Debian package
+ *    one of those files belongs to (`/usr/include/nlohmann/json.hpp` → `nlohmann-json`); when several names
+ *    claim it, the ones the compiling target links (build time) or the ones the run already proved (run
+ *    time) — Brotli's decode.h goes to brotlidec, encode.h to brotlienc, both from libbrotli-dev (claims.ts);
+ * 4. otherwise a readable name from the file: the paper's library-name rule (`libssl.so.3` → `ssl`) or,
  *    for a header, its top directory or stem under `include/` (`/usr/include/openssl/ssl.h` → `openssl`).
- * `id` carries the owning Debian package when there is one; `version` its version (or the fetched tag).
+ * `id` carries the owning Debian package when there is one; `version` is D2's version of the name (what CMake
+ * reported), else the upstream part of Debian's, which stays in `systemVersion` (or the fetched tag).
  */
-import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Dependency } from '../../core/types.js';
 import type { AttributionResult, AuditContext, InstallResult } from '../types.js';
+import { Claims, TOOLCHAIN_PACKAGE, withTarget } from './claims.js';
 import { readCodemodel } from './codemodel.js';
 import { cmakeDetails, type CmakeInstallDetails } from './configure.js';
-import { buildTimeFiles } from './depfiles.js';
-import { debianOwners, usrMerged, type DebianPackage } from './dpkg.js';
+import { buildTimeFiles, type BuildFile } from './depfiles.js';
+import { debianOwners, debianUpstreamVersion, usrMerged, type DebianPackage } from './dpkg.js';
 import { cmakeName, isSharedLibrary, runtimeLibraryName } from './names.js';
 
 /** The C/C++ runtime and the dynamic loader, which every program loads (the paper excludes them). */
 const RUNTIME_BASE = /^(libc|libstdc\+\+|libm|libgcc_s|libpthread|libdl|librt)\.so(\.|$)|^ld-linux[^/]*\.so|^ld64\.so/;
 
-/** Debian packages of the compiler and C library: their headers are not dependencies. */
-const TOOLCHAIN_PACKAGE = /^(libc6(-dev)?|libc-dev-bin|linux-libc-dev|libstdc\+\+(6|-\d+-dev)|libgcc-s1|libgcc-\d+-dev|gcc(-\d+)?|g\+\+(-\d+)?|cpp(-\d+)?|libclang-.*|clang(-\d+)?|libc\+\+.*)$/;
-
 const EVIDENCE_PER_NAME = 3;
-
-interface Naming {
-  /** FetchContent name per source/binary directory prefix (inside paths). */
-  fetchedDirs: [string, string][];
-  /** find_package name per file CMake resolved (inside paths, `/usr` form, symlinks resolved too). */
-  byFile: Map<string, string>;
-  /** find_package name per Debian package owning one of those files. */
-  byDebian: Map<string, string>;
-}
 
 function hostView(ctx: AuditContext, inside: string): string {
   return ctx.sandbox.toHost(inside) ?? path.join(ctx.sandbox.rootOnHost, inside);
 }
 
-/** The path and, when it is a symlink, its target, both as seen inside and in `/usr` form. */
-async function withTarget(ctx: AuditContext, inside: string): Promise<string[]> {
-  const host = hostView(ctx, inside);
-  const resolved = await realpath(host).catch(() => host);
-  const insideResolved = ctx.sandbox.rootOnHost === '/' ? resolved : path.posix.join('/', path.relative(ctx.sandbox.rootOnHost, resolved));
-  return [...new Set([usrMerged(inside), usrMerged(insideResolved)])];
-}
-
-async function namingFor(ctx: AuditContext, details: CmakeInstallDetails, owners: Map<string, DebianPackage>): Promise<Naming> {
-  // Nested find_package calls come after the outer one; walking backwards lets the innermost claim its files.
-  const claims = [
-    ...[...details.findPackages].reverse().filter((r) => r.found).map((r) => ({ name: cmakeName(r.name), files: r.files })),
-    ...details.pkgConfig,
-  ];
-  const byFile = new Map<string, string>();
-  for (const claim of claims) {
-    for (const file of claim.files.filter((f) => f.startsWith('/'))) {
-      for (const p of await withTarget(ctx, file)) if (!byFile.has(p)) byFile.set(p, claim.name);
-    }
-  }
-  const ownersOfFound = await debianOwners(ctx.sandbox, byFile.keys(), ctx.envDir);
-  const byDebian = new Map<string, string>();
-  for (const [file, name] of byFile) {
-    const pkg = ownersOfFound.get(file) ?? owners.get(file);
-    if (pkg && !TOOLCHAIN_PACKAGE.test(pkg.name) && !byDebian.has(pkg.name)) byDebian.set(pkg.name, name);
-  }
-  const fetchedDirs: [string, string][] = [];
+/** FetchContent name per source/binary directory prefix (inside paths). */
+function fetchedDirsOf(details: CmakeInstallDetails): [string, string][] {
+  const dirs: [string, string][] = [];
   for (const [name, sourceDir] of Object.entries(details.fetched)) {
-    fetchedDirs.push([sourceDir, name], [path.posix.join(details.buildDir, '_deps', `${name}-build`), name]);
+    dirs.push([sourceDir, name], [path.posix.join(details.buildDir, '_deps', `${name}-build`), name]);
   }
-  return { fetchedDirs, byFile, byDebian };
+  return dirs;
 }
 
-function fetchedName(naming: Naming, file: string): string | undefined {
-  const hit = naming.fetchedDirs.find(([dir]) => file === dir || file.startsWith(`${dir}/`));
+function fetchedName(fetchedDirs: readonly [string, string][], file: string): string | undefined {
+  const hit = fetchedDirs.find(([dir]) => file === dir || file.startsWith(`${dir}/`));
   if (hit) return cmakeName(hit[1]);
   const m = /\/_deps\/([^/]+)-(src|build|subbuild)\//.exec(file);
   return m?.[1] ? cmakeName(m[1]) : undefined;
@@ -118,30 +87,55 @@ interface Attribution {
   ctx: AuditContext;
   details: CmakeInstallDetails;
   owners: Map<string, DebianPackage>;
-  naming: Naming;
-  /** D2 versions, for fetched content (its tag). */
+  claims: Claims;
+  fetchedDirs: [string, string][];
+  /** D2 versions: the fetched tag, and the version CMake reported, which D3 entries of the same name repeat. */
   installedVersions: Map<string, string | undefined>;
 }
 
+/**
+ * A dependency owned by a Debian package: the version in D2's format (CMake's, else Debian's upstream part), with
+ * Debian's own version kept as `systemVersion` and the package as `id`.
+ */
+function debianDependency(a: Attribution, name: string, deb: DebianPackage | undefined, file: string): Dependency {
+  const version = a.installedVersions.get(name) ?? (deb?.version ? debianUpstreamVersion(deb.version) : undefined);
+  return { name, ...(version ? { version } : {}), ...(deb ? { id: deb.name } : {}), ...(deb?.version ? { systemVersion: deb.version } : {}), source: file };
+}
+
+/**
+ * Attributes files to names. `preferred` gives, per file, the names that decide between several claimants of
+ * one Debian package (given the names exact claims already proved).
+ */
 async function attributeFiles(
-  { ctx, details, owners, naming, installedVersions }: Attribution,
-  files: string[],
+  a: Attribution,
+  files: readonly BuildFile[] | readonly string[],
   fallbackName: (file: string) => string | undefined,
+  preferred: (entry: BuildFile | string, proven: ReadonlySet<string>) => ReadonlySet<string>,
 ): Promise<Layer> {
   const layer: Layer = { deps: new Map(), evidence: {}, files: [] };
-  for (const file of files) {
-    const fetched = fetchedName(naming, file);
+  const ambiguous: { entry: BuildFile | string; file: string; deb?: DebianPackage }[] = [];
+  for (const entry of files) {
+    const file = typeof entry === 'string' ? entry : entry.file;
+    const fetched = fetchedName(a.fetchedDirs, file);
     if (fetched) {
-      addTo(layer, { name: fetched, version: installedVersions.get(fetched), id: `FetchContent:${fetched}`, source: file }, file);
+      addTo(layer, { name: fetched, version: a.installedVersions.get(fetched), id: `FetchContent:${fetched}`, source: file }, file);
       continue;
     }
-    if (isOwnFile(ctx, details, file)) continue;
-    const deb = owners.get(usrMerged(file));
+    if (isOwnFile(a.ctx, a.details, file)) continue;
+    const deb = a.owners.get(usrMerged(file));
     if (deb && TOOLCHAIN_PACKAGE.test(deb.name)) continue;
-    const targets = await withTarget(ctx, file);
-    const name = targets.map((t) => naming.byFile.get(t)).find(Boolean) ?? (deb && naming.byDebian.get(deb.name)) ?? fallbackName(file);
-    if (!name) continue;
-    addTo(layer, { name, version: deb?.version, id: deb?.name, source: file }, file);
+    const exact = a.claims.exact(await withTarget(a.ctx, file));
+    if (exact) addTo(layer, debianDependency(a, exact, deb, file), file);
+    else ambiguous.push({ entry, file, ...(deb ? { deb } : {}) });
+  }
+  const proven = new Set([...layer.deps.values()].map((d) => d.name));
+  for (const { entry, file, deb } of ambiguous) {
+    const names = a.claims.candidates(file, deb, preferred(entry, proven));
+    if (names.length === 0) {
+      const name = fallbackName(file);
+      if (name) addTo(layer, debianDependency(a, name, deb, file), file);
+    }
+    for (const name of names) addTo(layer, debianDependency(a, name, deb, file), file);
   }
   return layer;
 }
@@ -160,21 +154,29 @@ export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditConte
     return isSharedLibrary(base) && !RUNTIME_BASE.test(base);
   });
   const model = await readCodemodel(hostView(ctx, details.buildDir), details.buildDir);
-  const compiled = [...new Set([...(await buildTimeFiles(hostView(ctx, details.buildDir), details.buildDir, model))].map(usrMerged))];
-  const owners = await debianOwners(ctx.sandbox, [...loaded, ...compiled], ctx.envDir);
+  const compiled = (await buildTimeFiles(hostView(ctx, details.buildDir), details.buildDir, model)).map((f) => ({ ...f, file: usrMerged(f.file) }));
+  const owners = await debianOwners(ctx.sandbox, [...loaded, ...compiled.map((f) => f.file)], ctx.envDir);
+  const claims = await Claims.create(ctx, details, owners);
   const attribution: Attribution = {
     ctx,
     details,
     owners,
-    naming: await namingFor(ctx, details, owners),
+    claims,
+    fetchedDirs: fetchedDirsOf(details),
     installedVersions: new Map(install.installed.map((d) => [d.name, d.version])),
   };
 
-  const runtime = await attributeFiles(attribution, loaded, (f) => runtimeLibraryName(path.posix.basename(f)));
-  const buildTime = await attributeFiles(attribution, compiled, (f) =>
-    /\.(a|so)(\.|$)/.test(path.posix.basename(f)) ? runtimeLibraryName(path.posix.basename(f)) : headerName(f),
+  // At run time, a library several names could own goes to those the run already proved; at build time, to
+  // those the compiling (or linking) target links.
+  const runtime = await attributeFiles(attribution, loaded, (f) => runtimeLibraryName(path.posix.basename(f)), (_, proven) => proven);
+  const usage = new Map<string, ReadonlySet<string>>();
+  const usedBy = (target: string) => usage.get(target) ?? usage.set(target, claims.usedBy(target)).get(target)!;
+  const buildTime = await attributeFiles(
+    attribution,
+    compiled,
+    (f) => (/\.(a|so)(\.|$)/.test(path.posix.basename(f)) ? runtimeLibraryName(path.posix.basename(f)) : headerName(f)),
+    (entry) => (typeof entry === 'string' ? new Set() : usedBy(entry.target)),
   );
-
   const traced = sorted(runtime);
   const buildLayer = sorted(buildTime);
   const combined = new Map<string, Dependency>();

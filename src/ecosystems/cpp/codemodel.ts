@@ -78,7 +78,7 @@ export async function readCodemodel(hostBuildDir: string, insideBuildDir: string
  * The program to run when the user names none: the project's own executable target (not one of a fetched
  * dependency's). With several, the one named like the project, else the only one that is not a test.
  */
-export function chooseExecutable(model: Codemodel): { target: CodemodelTarget; reason: string } {
+export function chooseExecutable(model: Codemodel, typedName: (artifact: string) => string = (a) => a): { target: CodemodelTarget; reason: string } {
   const own = model.targets.filter((t) => t.type === 'EXECUTABLE' && t.artifacts.length > 0 && !t.external);
   const single = own.length === 1 ? own[0] : undefined;
   if (single) return { target: single, reason: `the CMake executable target "${single.name}" (File API codemodel)` };
@@ -88,8 +88,12 @@ export function chooseExecutable(model: Codemodel): { target: CodemodelTarget; r
   const only = nonTests.length === 1 ? nonTests[0] : undefined;
   if (only) return { target: only, reason: `the only CMake executable target that is not a test, "${only.name}"` };
   const names = own.map((t) => t.name).join(', ');
+  // Each executable's directory is on the PATH of --run, so the name a user types is the program's file name.
+  const programs = own.map((t) => typedName(t.artifacts[0]!));
   throw new EnvproofError(
     own.length === 0 ? 'the CMake project defines no executable target' : `the CMake project defines several executables (${names}); envproof cannot tell which one to run`,
-    'pass the command to trace with --run, e.g. --run "<target name> --demo"',
+    own.length === 0
+      ? 'pass the command to trace with --run (ENVPROOF_BUILD_DIR is the build directory)'
+      : `pass the command to trace with --run, e.g. --run "${programs[0]}" (built: ${programs.join(', ')}; each is on the PATH of --run)`,
   );
 }

@@ -10,11 +10,13 @@ import { uniqueDependencies } from '../../core/names.js';
 import { tail } from '../../core/process.js';
 import type { Dependency } from '../../core/types.js';
 import type { AuditContext, InstallResult } from '../types.js';
-import { contentSource, type CmakeDeclaration } from './declarations.js';
+import { contentSource, findPackageComponents, type CmakeDeclaration } from './declarations.js';
 import { classifyConfigureFailure } from './failure.js';
 import { readCmakeProject } from './manifest.js';
 import { cmakeName } from './names.js';
-import { parseProviderLog, PROVIDER_SCRIPT, type FindPackageRecord, type ProviderLog } from './provider.js';
+import { isBuildTool } from './build-tools.js';
+import { debianPackageFor } from './debian-packages.js';
+import { parseProviderLog, PROVIDER_SCRIPT, type FindPackageRecord, type ProviderLog, type TargetRecord } from './provider.js';
 import { isDirectory, readIfExists } from '../../core/fs.js';
 
 /** Kept in InstallResult.details; build and attribute read it back. */
@@ -22,15 +24,19 @@ export interface CmakeInstallDetails {
   /** The build directory, as seen inside the sandbox. */
   buildDir: string;
   findPackages: FindPackageRecord[];
+  /** Every target of the build with what it links (empty when CMake stopped early). */
+  targets: TargetRecord[];
   /** pkg-config modules found, with the library files pkg_check_modules resolved for their prefix. */
   pkgConfig: { name: string; files: string[] }[];
   /** Fetched content: lower-cased name → source directory (inside the sandbox). */
   fetched: Record<string, string>;
+  /** The project's own executables (inside paths), once built. */
+  executables: string[];
 }
 
 export function cmakeDetails(install: InstallResult): CmakeInstallDetails {
   const d = install.details as Partial<CmakeInstallDetails> | undefined;
-  if (!d?.buildDir || !d.findPackages || !d.pkgConfig || !d.fetched) throw new Error('C++ install details missing: install() did not run');
+  if (!d?.buildDir || !d.findPackages || !d.targets || !d.pkgConfig || !d.fetched || !d.executables) throw new Error('C++ install details missing: install() did not run');
   return d as CmakeInstallDetails;
 }
 
@@ -128,12 +134,27 @@ function pkgConfigModules(declarations: readonly CmakeDeclaration[], cache: Map<
 /**
  * Packages find_package() found, except those CMake's own modules looked for on their own behalf
  * (FetchContent's find_package(Git), FindCURL's find_package(PkgConfig)): tools of CMake, not of the project.
+ * Build tools the project (or its own find modules) looked for are returned apart.
  */
-function foundPackages(log: ProviderLog, cmakeRoot: string | undefined): Dependency[] {
+function foundPackages(log: ProviderLog, cmakeRoot: string | undefined): { libraries: Dependency[]; tools: Dependency[] } {
   const cmakeModules = cmakeRoot ? `${cmakeRoot}/Modules/` : undefined;
-  return log.findPackages
-    .filter((r) => r.found && !(cmakeModules && r.caller.startsWith(cmakeModules)))
-    .map((r) => ({ name: cmakeName(r.name), version: r.version, id: r.name, source: r.files[0] ?? 'find_package' }));
+  const found = log.findPackages.filter((r) => r.found && !(cmakeModules && r.caller.startsWith(cmakeModules)));
+  const dep = (r: FindPackageRecord): Dependency => ({ name: cmakeName(r.name), version: r.version, id: r.name, source: r.files[0] ?? 'find_package' });
+  const tool = (r: FindPackageRecord) => {
+    const { components, optionalComponents } = findPackageComponents(r.args);
+    return isBuildTool(r.name, [...components, ...optionalComponents]);
+  };
+  return { libraries: found.filter((r) => !tool(r)).map(dep), tools: uniqueDependencies(found.filter(tool).map(dep)) };
+}
+
+/** Names the Debian package that provides the missing library, when the table knows it, and how to add it. */
+function missingLibraryHint(subject: string | undefined, request: FindPackageRecord | undefined): string {
+  const { components, optionalComponents } = findPackageComponents(request?.args ?? []);
+  const pkg = subject && (debianPackageFor(subject, 'find_package', [...components, ...optionalComponents]) ?? debianPackageFor(subject, 'pkg-config'));
+  if (pkg) {
+    return `the Debian package ${pkg} provides ${subject}: add it to the clean environment with --system-packages ${pkg.replace(/ /g, ',')} (or fetch the library with FetchContent)`;
+  }
+  return "add the library's Debian development package to the clean environment with --system-packages <package>, or fetch the library with FetchContent";
 }
 
 function configureFailure(output: string, log: ProviderLog): StepFailedError {
@@ -148,7 +169,7 @@ function configureFailure(output: string, log: ProviderLog): StepFailedError {
     build: 'the build failed',
   }[classified.failureClass];
   const hint = {
-    'missing-system-library': "install the library's development package in the environment, or fetch it with FetchContent",
+    'missing-system-library': missingLibraryHint(subject, stuck),
     'fetch-failure': 'check the FetchContent URL/GIT_REPOSITORY and GIT_TAG, and that the environment can reach them',
     'build-configuration': 'the CMake errors are in the output above',
     build: undefined,
@@ -182,15 +203,19 @@ export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult> 
   const { declarations } = await readCmakeProject(hostPath(ctx, ctx.projectDir));
   const fetched = await fetchedContent(ctx, log, buildDir, declarations);
   const pkgConfig = pkgConfigModules(declarations, cache);
-  const installed = uniqueDependencies([...foundPackages(log, cache.get('CMAKE_ROOT')), ...fetched.deps, ...pkgConfig.map((m) => m.dep)]);
+  const found = foundPackages(log, cache.get('CMAKE_ROOT'));
+  const installed = uniqueDependencies([...found.libraries, ...fetched.deps, ...pkgConfig.map((m) => m.dep)]);
   const details: CmakeInstallDetails = {
     buildDir,
     findPackages: log.findPackages,
+    targets: log.targets,
     pkgConfig: pkgConfig.map((m) => ({ name: m.dep.name, files: m.files })),
     fetched: fetched.dirs,
+    executables: [],
   };
   return {
     installed,
+    buildTools: found.tools,
     details: details as unknown as Record<string, unknown>,
     commands: [argv.join(' ')],
     durationMs: performance.now() - started,

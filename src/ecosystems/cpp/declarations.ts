@@ -114,9 +114,8 @@ function checkName(raw: string): NameCheck {
   return { ok: true };
 }
 
-function findPackage(cmd: CommandInvocation, file: string): Omit<CmakeDeclaration, 'rawName'> & { rawName?: string } {
-  const [nameArg, ...rest] = cmd.args;
-  const values = rest.map((a) => a.value);
+/** The COMPONENTS (also those after REQUIRED) and OPTIONAL_COMPONENTS of find_package arguments after the name. */
+export function findPackageComponents(values: readonly string[]): { components: string[]; optionalComponents: string[] } {
   const components: string[] = [];
   const optionalComponents: string[] = [];
   let collecting: string[] | undefined;
@@ -126,6 +125,13 @@ function findPackage(cmd: CommandInvocation, file: string): Omit<CmakeDeclaratio
     else if (FIND_PACKAGE_KEYWORDS.has(v)) collecting = undefined;
     else if (collecting) collecting.push(v);
   }
+  return { components, optionalComponents };
+}
+
+function findPackage(cmd: CommandInvocation, file: string): Omit<CmakeDeclaration, 'rawName'> & { rawName?: string } {
+  const [nameArg, ...rest] = cmd.args;
+  const values = rest.map((a) => a.value);
+  const { components, optionalComponents } = findPackageComponents(values);
   const version = values[0] !== undefined && VERSION_ARG.test(values[0]) ? values[0] : undefined;
   return {
     kind: 'find_package',
@@ -168,12 +174,16 @@ function pkgConfigModules(cmd: CommandInvocation, file: string): CmakeDeclaratio
     });
 }
 
+/**
+ * Items of target_link_libraries. A variable reference the reader could not expand (`${ZLIB_LIBRARIES}`, set by a
+ * find module at configure time) or a generator expression is kept as written, never turned into a name.
+ */
 function linkItems(cmd: CommandInvocation, file: string): Dependency[] {
   return cmd.args
     .slice(1)
     .map((a) => a.value)
     .filter((v) => !LINK_KEYWORDS.has(v))
-    .map((v) => ({ name: cmakeName(v), id: v, source: `${file}:${cmd.line} target_link_libraries` }));
+    .map((v) => ({ name: /\$\{|\$<|\$ENV\{/.test(v) ? v : cmakeName(v), id: v, source: `${file}:${cmd.line} target_link_libraries` }));
 }
 
 /**

@@ -46,25 +46,47 @@ async function findDepfiles(dir: string, out: string[]): Promise<void> {
   }
 }
 
+/** A build-time file and the project target that compiled it (a header) or linked it (a library). */
+export interface BuildFile {
+  file: string;
+  target: string;
+}
+
+/** `…/CMakeFiles/<target>.dir/…`: the target an object (and its dependency file) belongs to. */
+function targetOfDepfile(file: string): string | undefined {
+  return /\/CMakeFiles\/([^/]+)\.dir\//.exec(file)?.[1];
+}
+
 /**
- * Every header compiled into the project's own targets and every library file on their link lines,
- * as seen inside the sandbox. Objects of fetched dependencies (`_deps/`) are left out: what *they*
+ * Every header compiled into the project's own targets and every library file on their link lines, as seen
+ * inside the sandbox, each with its target. Objects of fetched dependencies (`_deps/`) are left out: what *they*
  * include is their business, what the project links from them is not.
  */
-export async function buildTimeFiles(hostBuildDir: string, insideBuildDir: string, model: Codemodel): Promise<Set<string>> {
-  const files = new Set<string>();
+export async function buildTimeFiles(hostBuildDir: string, insideBuildDir: string, model: Codemodel): Promise<BuildFile[]> {
+  const files = new Map<string, BuildFile>();
+  const add = (file: string, target: string) => {
+    const key = `${target}\0${file}`;
+    if (!files.has(key)) files.set(key, { file, target });
+  };
   const own = model.targets.filter((t) => !t.external);
+  const ownNames = new Set(own.map((t) => t.name));
   for (const subdir of new Set(own.map((t) => t.buildSubdir))) {
     const depfiles: string[] = [];
     await findDepfiles(path.join(hostBuildDir, subdir, 'CMakeFiles'), depfiles);
     // Relative paths in a depfile are relative to the directory the compiler ran in: the target's build directory.
     const base = path.posix.resolve(insideBuildDir, subdir);
-    for (const file of depfiles) for (const f of parseDepfile(await readFile(file, 'utf8'), base)) files.add(f);
-  }
-  for (const t of own) {
-    for (const lib of t.linkLibraries) {
-      if (!lib.startsWith('-')) files.add(path.posix.resolve(insideBuildDir, lib));
+    for (const file of depfiles) {
+      const target = targetOfDepfile(file);
+      if (!target || !ownNames.has(target)) continue;
+      for (const f of parseDepfile(await readFile(file, 'utf8'), base)) add(f, target);
     }
   }
-  return files;
+  for (const t of own) {
+    // Link lines are written relative to the target's build directory, like the compiler's working directory.
+    const base = path.posix.resolve(insideBuildDir, t.buildSubdir);
+    for (const lib of t.linkLibraries) {
+      if (!lib.startsWith('-')) add(path.posix.resolve(base, lib), t.name);
+    }
+  }
+  return [...files.values()];
 }

@@ -69,3 +69,11 @@ async function debianVersions(sandbox: Sandbox, names: Set<string>, cwd: string)
   }
   return versions;
 }
+
+/** The upstream part of a Debian version: no epoch, no Debian revision, no repack suffix (`1:1.2.13.dfsg-1` → `1.2.13`). */
+export function debianUpstreamVersion(version: string): string {
+  return version
+    .replace(/^\d+:/, '')
+    .replace(/-[^-]*$/, '')
+    .replace(/[.+~](dfsg|ds|repack)\d*.*$/i, '');
+}

@@ -3,6 +3,7 @@
  * (configure.ts), a build whose compiler dependency output gives the build-time layer, and D3 from the
  * shared libraries the program loaded (attribute.ts).
  */
+import path from 'node:path';
 import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
@@ -13,6 +14,28 @@ import { classifyBuildFailure } from './failure.js';
 import { CMAKE_MANIFEST, extractCmakeDeclared } from './manifest.js';
 
 const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** The project's own executables (paths as seen inside), from the codemodel; none when it cannot be read. */
+async function ownExecutables(ctx: AuditContext, buildDir: string): Promise<string[]> {
+  const model = await readCodemodel(hostPath(ctx, buildDir), buildDir).catch(() => undefined);
+  return (model?.targets ?? []).filter((t) => t.type === 'EXECUTABLE' && !t.external).flatMap((t) => t.artifacts);
+}
+
+/**
+ * What a traced command gets: ENVPROOF_BUILD_DIR, and a PATH with the directory of every executable the
+ * project built (not only the build directory's top), so `--run "<program>"` finds each by its name.
+ */
+function runEnv(install: InstallResult): Record<string, string> {
+  const { buildDir, executables } = cmakeDetails(install);
+  const dirs = [...new Set([...executables.map((e) => path.posix.dirname(e)), buildDir])];
+  return { ENVPROOF_BUILD_DIR: buildDir, PATH: [...dirs, STANDARD_PATH].join(':') };
+}
+
+/** How the user names an executable with --run: by its file name when no other built executable has the same. */
+function typedName(executable: string, executables: readonly string[]): string {
+  const base = path.posix.basename(executable);
+  return executables.filter((e) => path.posix.basename(e) === base).length === 1 ? base : executable;
+}
 
 async function cmakeBuild(ctx: AuditContext, install: InstallResult): Promise<void> {
   const { buildDir } = cmakeDetails(install);
@@ -26,6 +49,7 @@ async function cmakeBuild(ctx: AuditContext, install: InstallResult): Promise<vo
     const what = failureClass === 'fetch-failure' ? 'a download during the build failed' : 'the compiler or linker reported errors';
     throw new StepFailedError('build', failureClass, `CMake build failed: ${what}`, tail(output, 60));
   }
+  cmakeDetails(install).executables = await ownExecutables(ctx, buildDir);
 }
 
 export const cppEcosystem: EcosystemModule = {
@@ -40,15 +64,16 @@ export const cppEcosystem: EcosystemModule = {
   build: (ctx, install) => cmakeBuild(ctx, install),
 
   async defaultRun(ctx, install): Promise<RunChoice> {
-    const { buildDir } = cmakeDetails(install);
+    const { buildDir, executables } = cmakeDetails(install);
     const model = await readCodemodel(hostPath(ctx, buildDir), buildDir);
-    const { target, reason } = chooseExecutable(model);
-    return { argv: [target.artifacts[0] ?? target.name], reason };
+    const { target, reason } = chooseExecutable(model, (e) => typedName(e, executables));
+    const program = target.artifacts[0] ?? target.name;
+    return { argv: [program], display: typedName(program, executables), reason, env: runEnv(install) };
   },
 
   userRun(command, _ctx, install): RunChoice {
-    // Programs built at the top of the build tree can be named bare: `--run "app --demo"`.
-    return { argv: ['/bin/sh', '-c', command], reason: '--run', env: { PATH: `${cmakeDetails(install).buildDir}:${STANDARD_PATH}` } };
+    // Every built program can be named bare: `--run "app --demo"`, `--run "tool"` for one built in tools/.
+    return { argv: ['/bin/sh', '-c', command], display: command, reason: '--run', env: runEnv(install) };
   },
 
   attribute: (files, ctx, install) => cmakeAttribute(files, ctx, install),

@@ -10,6 +10,7 @@ import { uniqueDependencies } from '../../core/names.js';
 import type { DeclaredResult, Dependency, SkippedEntry } from '../../core/types.js';
 import { declarationsOf, describeDeclaration, type CmakeDeclaration } from './declarations.js';
 import { parseCmake } from './lexer.js';
+import { isBuildTool } from './build-tools.js';
 import { cmakeName } from './names.js';
 import type { Variables } from './variables.js';
 import { isFile } from '../../core/fs.js';
@@ -81,7 +82,14 @@ function toDependency(d: CmakeDeclaration): Dependency {
   return { name: cmakeName(d.rawName), version: d.version, id: describeDeclaration(d), source: `${d.file}:${d.line}` };
 }
 
-/** The EcosystemModule.extractDeclared of C++: every kind of declaration counts toward D1. */
+function isBuildToolDeclaration(d: CmakeDeclaration): boolean {
+  return d.kind === 'find_package' && isBuildTool(d.rawName, [...d.components, ...d.optionalComponents]);
+}
+
+/**
+ * The EcosystemModule.extractDeclared of C++: every kind of declaration counts toward D1, except find_package of
+ * a build tool (PkgConfig, Git, Doxygen, ...: build-tools.ts), which is reported apart.
+ */
 export async function extractCmakeDeclared(projectDir: string): Promise<DeclaredResult> {
   const project = await readCmakeProject(projectDir);
   const notes: string[] = [];
@@ -93,7 +101,8 @@ export async function extractCmakeDeclared(projectDir: string): Promise<Declared
   if (project.files.length > 1) notes.push(`read ${project.files.join(', ')}`);
   return {
     manifest: CMAKE_MANIFEST,
-    declared: uniqueDependencies(project.declarations.map(toDependency)),
+    declared: uniqueDependencies(project.declarations.filter((d) => !isBuildToolDeclaration(d)).map(toDependency)),
+    buildTools: uniqueDependencies(project.declarations.filter(isBuildToolDeclaration).map(toDependency)),
     other: { target_link_libraries: linked },
     skipped: project.skipped,
     notes,

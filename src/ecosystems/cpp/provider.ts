@@ -3,7 +3,9 @@
  * injects with CMAKE_PROJECT_TOP_LEVEL_INCLUDES. Every find_package() and FetchContent_MakeAvailable()
  * anywhere in the configure — including those of fetched projects and of package config files
  * (find_dependency) — passes through it. It forwards to CMake's own implementation and only writes one
- * tab-separated line per request and per find_package result to ENVPROOF_PROVIDER_LOG.
+ * tab-separated line per request and per find_package result to ENVPROOF_PROVIDER_LOG; and, once the top
+ * directory is processed, one line per target with what it links (how a header is credited to the package the
+ * compiling target uses, when several packages could have supplied it).
  */
 
 /**
@@ -31,19 +33,38 @@ function(_envproof_record event method name)
         list(APPEND _files @{@{_v}})
       endif()
     endforeach()
+    set(_includes "")
+    foreach(_v @{name}_INCLUDE_DIRS @{_up}_INCLUDE_DIRS @{name}_INCLUDE_DIR @{_up}_INCLUDE_DIR)
+      if(DEFINED @{_v})
+        list(APPEND _includes @{@{_v}})
+      endif()
+    endforeach()
+    set(_new_targets "")
     get_property(_targets DIRECTORY PROPERTY IMPORTED_TARGETS)
     foreach(_t IN LISTS _targets)
       if(NOT _t IN_LIST _envproof_before_@{name})
+        list(APPEND _new_targets @{_t})
         foreach(_p IMPORTED_LOCATION IMPORTED_LOCATION_RELEASE IMPORTED_LOCATION_NOCONFIG IMPORTED_LOCATION_DEBUG)
           get_target_property(_loc @{_t} @{_p})
           if(_loc)
             list(APPEND _files @{_loc})
           endif()
         endforeach()
+        get_target_property(_inc @{_t} INTERFACE_INCLUDE_DIRECTORIES)
+        if(_inc)
+          list(APPEND _includes @{_inc})
+        endif()
+        get_target_property(_libs @{_t} INTERFACE_LINK_LIBRARIES)
+        foreach(_l IN LISTS _libs)
+          if(IS_ABSOLUTE "@{_l}")
+            list(APPEND _files @{_l})
+          endif()
+        endforeach()
       endif()
     endforeach()
     list(REMOVE_DUPLICATES _files)
-    string(APPEND _line "\t@{@{name}_FOUND}\t@{_version}\t@{_files}")
+    list(REMOVE_DUPLICATES _includes)
+    string(APPEND _line "\t@{@{name}_FOUND}\t@{_version}\t@{_files}\t@{_includes}\t@{_new_targets}")
   else()
     # The caller: the function's defining file when called from a function (FetchContent's own
     # find_package(Git)), else the file being processed.
@@ -56,6 +77,31 @@ function(_envproof_record event method name)
   endif()
   file(APPEND "@{ENVPROOF_PROVIDER_LOG}" "@{_line}\n")
 endfunction()
+
+# Every target of the build (the project's and fetched ones) with the libraries it links.
+function(_envproof_record_targets)
+  set(_dirs "@{CMAKE_SOURCE_DIR}")
+  while(_dirs)
+    list(POP_FRONT _dirs _dir)
+    get_property(_subdirs DIRECTORY "@{_dir}" PROPERTY SUBDIRECTORIES)
+    list(APPEND _dirs @{_subdirs})
+    get_property(_targets DIRECTORY "@{_dir}" PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(_t IN LISTS _targets)
+      get_target_property(_type @{_t} TYPE)
+      set(_links "")
+      foreach(_p LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
+        if(NOT (_type STREQUAL "INTERFACE_LIBRARY" AND _p STREQUAL "LINK_LIBRARIES"))
+          get_target_property(_l @{_t} @{_p})
+          if(_l)
+            list(APPEND _links @{_l})
+          endif()
+        endif()
+      endforeach()
+      file(APPEND "@{ENVPROOF_PROVIDER_LOG}" "target\t@{_t}\t@{_type}\t@{_links}\n")
+    endforeach()
+  endwhile()
+endfunction()
+cmake_language(DEFER CALL _envproof_record_targets)
 
 macro(envproof_provide_dependency method name)
   if("@{method}" STREQUAL "FIND_PACKAGE")
@@ -88,6 +134,17 @@ export interface FindPackageRecord {
   version?: string;
   /** Config file, libraries and imported locations CMake resolved for the package. */
   files: string[];
+  /** Include directories the package gave (its variables, its imported targets' interface). */
+  includeDirs: string[];
+  /** Imported targets the find_package call created (`ZLIB::ZLIB`). */
+  targets: string[];
+}
+
+/** A target of the build and the libraries it links (LINK_LIBRARIES and INTERFACE_LINK_LIBRARIES, as written). */
+export interface TargetRecord {
+  name: string;
+  type: string;
+  links: string[];
 }
 
 export interface FetchRecord {
@@ -99,6 +156,8 @@ export interface FetchRecord {
 export interface ProviderLog {
   findPackages: FindPackageRecord[];
   fetches: FetchRecord[];
+  /** Empty when configure stopped before the end of the top directory. */
+  targets: TargetRecord[];
 }
 
 function cmakeList(value: string | undefined): string[] {
@@ -114,13 +173,13 @@ function cmakeTrue(value: string): boolean {
 
 /** Parses the log the provider wrote. Requests are matched to results innermost first (they nest). */
 export function parseProviderLog(text: string): ProviderLog {
-  const log: ProviderLog = { findPackages: [], fetches: [] };
+  const log: ProviderLog = { findPackages: [], fetches: [], targets: [] };
   const open: FindPackageRecord[] = [];
   for (const line of text.split('\n')) {
     if (!line) continue;
     const [event, method, name = '', ...rest] = line.split('\t');
     if (event === 'request' && method === 'FIND_PACKAGE') {
-      const rec: FindPackageRecord = { name, caller: rest[0] ?? '', args: cmakeList(rest[1]), files: [] };
+      const rec: FindPackageRecord = { name, caller: rest[0] ?? '', args: cmakeList(rest[1]), files: [], includeDirs: [], targets: [] };
       log.findPackages.push(rec);
       open.push(rec);
     } else if (event === 'request' && method === 'FETCHCONTENT_MAKEAVAILABLE_SERIAL') {
@@ -129,10 +188,14 @@ export function parseProviderLog(text: string): ProviderLog {
       const idx = open.map((r) => r.name).lastIndexOf(name);
       const rec = idx >= 0 ? open.splice(idx, 1)[0] : undefined;
       if (!rec) continue;
-      const [found = '', version = '', files = ''] = rest;
+      const [found = '', version = '', files = '', includeDirs = '', targets = ''] = rest;
       rec.found = cmakeTrue(found);
       rec.version = version || undefined;
       rec.files = cmakeList(files);
+      rec.includeDirs = cmakeList(includeDirs);
+      rec.targets = cmakeList(targets);
+    } else if (event === 'target') {
+      log.targets.push({ name: method ?? '', type: name, links: cmakeList(rest[0]) });
     }
   }
   return log;

@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
 import type { DeclaredResult, Dependency } from '../../core/types.js';
@@ -13,7 +13,7 @@ import {
   type PomLookup,
   type RawDependency,
 } from './pom-model.js';
-import { element, elementsAt, text } from './pom-xml.js';
+import { element, elementsAt, parsePomXml, text, type XmlElement } from './pom-xml.js';
 
 /** Scopes on the runtime classpath: these are D1. test, provided and system are reported apart. */
 const D1_SCOPES = new Set(['compile', 'runtime']);
@@ -114,13 +114,43 @@ class DeclaredCollector {
   }
 }
 
+/**
+ * The project's own artifacts: the POM's artifactId and those of its reactor modules (`<modules>`, followed
+ * through the tree). One module depending on another is the project using itself, not a dependency.
+ */
+async function ownArtifacts(model: PomModel, notes: string[]): Promise<string[]> {
+  const own = new Set<string>();
+  const visit = async (project: XmlElement, file: string, depth: number): Promise<void> => {
+    const artifactId = text(project, 'artifactId');
+    if (artifactId) own.add(artifactId);
+    if (depth >= MAX_MODULE_DEPTH) return;
+    for (const module of (element(project, 'modules')?.module ?? []).filter((m): m is string => typeof m === 'string' && m.trim() !== '')) {
+      let moduleFile = path.resolve(path.dirname(file), module.trim());
+      if (!moduleFile.endsWith('.xml')) moduleFile = path.join(moduleFile, 'pom.xml');
+      if (!moduleFile.startsWith(path.dirname(model.pom.file) + path.sep)) continue; // outside the project: not audited
+      const child = await readFile(moduleFile, 'utf8').then((xml) => parsePomXml(xml, moduleFile)).catch(() => undefined);
+      if (child) await visit(child, moduleFile, depth + 1);
+      else notes.push(`${path.relative(path.dirname(model.pom.file), moduleFile)}: module "${module}" has no readable pom.xml`);
+    }
+  };
+  await visit(model.pom.project, model.pom.file, 0);
+  return [...own].sort();
+}
+
+const MAX_MODULE_DEPTH = 10;
+
+export interface JavaDeclaredOptions {
+  /** Fetches a parent or BOM POM that no local repository holds (see PomLookup.fetch). */
+  fetch?: PomLookup['fetch'];
+}
+
 /** D1 of a Maven project: the compile- and runtime-scope <dependencies> of pom.xml, artifactId as the name. */
-export async function extractJavaDeclared(projectDir: string): Promise<DeclaredResult> {
+export async function extractJavaDeclared(projectDir: string, opts: JavaDeclaredOptions = {}): Promise<DeclaredResult> {
   const file = path.join(projectDir, 'pom.xml');
   await access(file).catch(() => {
     throw new EnvproofError(`no pom.xml in ${projectDir}`, 'a Maven project has a pom.xml at its root');
   });
-  const lookup: PomLookup = { repositories: mavenRepositories(), notes: [] };
+  const lookup: PomLookup = { repositories: mavenRepositories(), notes: [], ...(opts.fetch ? { fetch: opts.fetch } : {}) };
   const model = new PomModel(await loadPom(file, lookup));
   const managed = await managedVersions(model, lookup);
   const collector = new DeclaredCollector(projectDir, model, managed, lookup.repositories, lookup.notes);
@@ -130,5 +160,6 @@ export async function extractJavaDeclared(projectDir: string): Promise<DeclaredR
   collector.collectMain();
   collector.collectProfiles();
   collector.collectImports();
+  collector.result.own = await ownArtifacts(model, collector.result.notes);
   return collector.result;
 }

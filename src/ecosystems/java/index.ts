@@ -1,4 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { sandboxHome } from '../../sandbox/environment.js';
 import { EnvproofError, NoEntryPointError } from '../../core/errors.js';
 import type { AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
 import { attributeJava } from './attribute.js';
@@ -6,8 +8,9 @@ import { tracedJvmOptions } from './class-load-log.js';
 import { extractJavaDeclared } from './declared.js';
 import { installedLayer, parseDependencyList } from './dependency-list.js';
 import { javaLayout } from './layout.js';
+import { element, parsePomXml } from './pom-xml.js';
 import { findMainClass } from './main-class.js';
-import { DEPENDENCY_PLUGIN, failMaven, mavenCommandLine, runMaven, type MavenCall } from './maven.js';
+import { DEPENDENCY_PLUGIN, failMaven, fetchPom, mavenCommandLine, runMaven, type MavenCall } from './maven.js';
 
 export { JAVA_ATTRIBUTIONS, javaTracedLayer, type JavaAttribution } from './attribute.js';
 
@@ -29,12 +32,37 @@ async function readClasspath(ctx: AuditContext): Promise<string[]> {
   return text.trim().split(':').filter(Boolean);
 }
 
+/** A reactor (`<modules>`): its modules can depend on each other, which Maven resolves only once they are compiled. */
+async function isReactor(ctx: AuditContext): Promise<boolean> {
+  const file = path.join(hostPath(ctx, ctx.projectDir), 'pom.xml');
+  const project = parsePomXml(await readFile(file, 'utf8'), file);
+  return (element(project, 'modules')?.module ?? []).length > 0;
+}
+
+/**
+ * What every traced JVM gets: a class-load log, and a writable `user.home` (the JVM takes it from the password
+ * database, not from HOME: for the sandbox's user that is a directory that does not exist, on the host /root).
+ */
+function jvmOptions(ctx: AuditContext): string[] {
+  return [...tracedJvmOptions(javaLayout(ctx).classLoadLogs), `-Duser.home=${sandboxHome(ctx.sandbox.workDir)}`];
+}
+
+/** The class path of the built project: target/classes, then each dependency jar in Maven's order (set by build()). */
+function builtClasspath(install: InstallResult): string | undefined {
+  const cp = install.details?.classpath;
+  return typeof cp === 'string' ? cp : undefined;
+}
+
 export const javaEcosystem: EcosystemModule = {
   id: 'java',
   displayName: 'Java (Maven)',
   manifestFiles: ['pom.xml'],
 
   extractDeclared: (projectDir) => extractJavaDeclared(projectDir),
+
+  // Parents and BOMs outside the project come from the registry through Maven, so D1 is the same on a first
+  // audit (empty cache) as on a later one.
+  declaredInEnvironment: (projectDir, ctx) => extractJavaDeclared(projectDir, { fetch: (g, a, v) => fetchPom(ctx, g, a, v) }),
 
   async install(ctx): Promise<InstallResult> {
     const started = performance.now();
@@ -43,7 +71,12 @@ export const javaEcosystem: EcosystemModule = {
     const commands: string[] = [];
     // The whole resolved graph, every scope: test scope is dropped when reading it (excludeScope=test would drop all).
     // Appended, so that every module of a reactor adds its list; the file is new in each environment.
-    const list: MavenCall = { goals: [`${DEPENDENCY_PLUGIN}:list`], properties: { outputFile: layout.dependencyList, appendOutput: 'true' }, updateFailures: true };
+    // In a reactor, modules are compiled first so that one module's dependency on another resolves (to its classes).
+    const list: MavenCall = {
+      goals: [...((await isReactor(ctx)) ? ['compile'] : []), `${DEPENDENCY_PLUGIN}:list`],
+      properties: { outputFile: layout.dependencyList, appendOutput: 'true' },
+      updateFailures: true,
+    };
     await runOrFail(ctx, 'install', list, true, commands);
     const artifacts = parseDependencyList(await readFile(hostPath(ctx, layout.dependencyList), 'utf8'));
     return {
@@ -56,42 +89,53 @@ export const javaEcosystem: EcosystemModule = {
 
   async build(ctx, install): Promise<void> {
     const layout = javaLayout(ctx);
-    await runOrFail(ctx, 'build', { goals: ['package'], properties: { skipTests: 'true' } }, true, install.commands);
-    // Offline: install already resolved every runtime artifact and the dependency plugin.
-    const copy: MavenCall = {
-      goals: [`${DEPENDENCY_PLUGIN}:copy-dependencies`, `${DEPENDENCY_PLUGIN}:build-classpath`],
-      properties: {
-        includeScope: 'runtime',
-        outputDirectory: layout.dependencyJars,
-        'mdep.outputFile': layout.classpathFile,
-        'mdep.prefix': layout.dependencyJars,
-      },
-      offline: true,
+    const copyGoals = [`${DEPENDENCY_PLUGIN}:copy-dependencies`, `${DEPENDENCY_PLUGIN}:build-classpath`];
+    const copyProperties = {
+      includeScope: 'runtime',
+      outputDirectory: layout.dependencyJars,
+      'mdep.outputFile': layout.classpathFile,
+      'mdep.prefix': layout.dependencyJars,
     };
-    await runOrFail(ctx, 'build', copy, false, install.commands);
+    if (await isReactor(ctx)) {
+      // One module's jar is known to Maven only in the session that packaged it: package and copy together.
+      await runOrFail(ctx, 'build', { goals: ['package', ...copyGoals], properties: { skipTests: 'true', ...copyProperties } }, true, install.commands);
+    } else {
+      await runOrFail(ctx, 'build', { goals: ['package'], properties: { skipTests: 'true' } }, true, install.commands);
+      // Offline: install already resolved every runtime artifact and the dependency plugin.
+      await runOrFail(ctx, 'build', { goals: copyGoals, properties: copyProperties, offline: true }, false, install.commands);
+    }
     await mkdir(hostPath(ctx, layout.classLoadLogs), { recursive: true });
+    // target/classes first, then each dependency jar in Maven's order; never the fat JAR, which would hide them.
+    install.details = { ...install.details, classpath: [layout.projectClasses, ...(await readClasspath(ctx))].join(':') };
   },
 
-  async defaultRun(ctx): Promise<RunChoice> {
-    const layout = javaLayout(ctx);
+  async defaultRun(ctx, install): Promise<RunChoice> {
     const main = await findMainClass(hostPath(ctx, ctx.projectDir));
     if (!main) {
       throw new NoEntryPointError(
         'no main class found: the built jar has no Main-Class and no shade, assembly, jar or exec plugin names a <mainClass>',
-        'give the command to trace with --run, e.g. --run "java -cp target/classes:<deps> com.example.Main"',
+        'give the command to trace with --run, e.g. --run "java com.example.Main" (CLASSPATH holds target/classes and the dependency jars)',
       );
     }
-    // target/classes first, then each dependency jar in Maven's order; never the fat JAR, which would hide them.
-    const classpath = [layout.projectClasses, ...(await readClasspath(ctx))].join(':');
+    const classpath = builtClasspath(install) ?? javaLayout(ctx).projectClasses;
     return {
-      argv: ['java', ...tracedJvmOptions(layout.classLoadLogs), '-cp', classpath, main.className],
-      reason: `${main.reason}, run on target/classes and the copied dependency jars`,
+      argv: ['java', ...jvmOptions(ctx), '-cp', classpath, main.className],
+      display: `java -cp "$CLASSPATH" ${main.className}`,
+      reason: `${main.reason}, run on target/classes and the copied dependency jars ($CLASSPATH)`,
+      env: { CLASSPATH: classpath },
     };
   },
 
-  userRun(command, ctx): RunChoice {
-    // Every JVM the command starts logs its class loading, so the class-level layer exists for --run too.
-    return { argv: ['sh', '-c', command], reason: '--run', env: { JAVA_TOOL_OPTIONS: tracedJvmOptions(javaLayout(ctx).classLoadLogs).join(' ') } };
+  userRun(command, ctx, install): RunChoice {
+    // Every JVM the command starts logs its class loading, so the class-level layer exists for --run too; CLASSPATH
+    // lets `java <main class>` find the project's classes and its dependencies.
+    const classpath = builtClasspath(install);
+    return {
+      argv: ['sh', '-c', command],
+      display: command,
+      reason: '--run',
+      env: { JAVA_TOOL_OPTIONS: jvmOptions(ctx).join(' '), ...(classpath ? { CLASSPATH: classpath } : {}) },
+    };
   },
 
   attribute: (files, ctx) => attributeJava(files, ctx),

@@ -157,3 +157,18 @@ export async function failMaven(ctx: AuditContext, step: 'install' | 'build', r:
   }
   throw new StepFailedError(step, failure.failureClass, `${step === 'install' ? 'dependency resolution' : 'the build'} failed: ${failure.message}`, errorSummary(output));
 }
+
+/**
+ * Gets the POM of g:a:v into the shared local repository through Maven (`dependency:get`, with the network), the
+ * way Maven itself gets a parent or an imported BOM. Undefined when it succeeded, else why not.
+ */
+export async function fetchPom(ctx: AuditContext, groupId: string, artifactId: string, version: string): Promise<string | undefined> {
+  // The coordinates come from an untrusted POM: only plain ones reach Maven's command line.
+  if (![groupId, artifactId, version].every((c) => /^[\w.-]+$/.test(c))) return 'its coordinates are not plain names';
+  const call: MavenCall = { goals: [`${DEPENDENCY_PLUGIN}:get`], properties: { artifact: `${groupId}:${artifactId}:${version}:pom`, transitive: 'false' } };
+  ctx.progress(`fetching ${groupId}:${artifactId}:${version}:pom through Maven (a parent or BOM of the project)`);
+  // Not in the project directory: Maven would try to build the project's model, which needs the very POM asked for.
+  const r = await ctx.sandbox.exec({ argv: mavenArgv(call), cwd: ctx.envDir, timeoutMs: stepTimeoutMs(ctx), network: true });
+  if (r.exitCode === 0 && !r.timedOut) return undefined;
+  return r.timedOut ? 'Maven timed out' : r.spawnError ? `mvn could not start: ${r.spawnError}` : classifyMavenFailure(mavenOutput(r)).message;
+}

@@ -40,6 +40,11 @@ export interface ManagedVersion {
 export interface PomLookup {
   repositories: readonly string[];
   notes: string[];
+  /**
+   * Gets a POM that none of `repositories` holds into one of them (through Maven, from the registry), so that D1
+   * does not depend on what earlier runs happened to cache. Resolves to undefined when it did, else to why not.
+   */
+  fetch?: (groupId: string, artifactId: string, version: string) => Promise<string | undefined>;
 }
 
 async function readPom(file: string): Promise<XmlElement> {
@@ -72,6 +77,16 @@ async function findInRepositories(lookup: PomLookup, g: string, a: string, v: st
   return undefined;
 }
 
+/** The POM of g:a:v from the local repositories, fetched first when they lack it and the lookup can fetch; else why it is missing. */
+async function repositoryPom(lookup: PomLookup, g: string, a: string, v: string): Promise<{ file: string } | { missing: string }> {
+  const cached = await findInRepositories(lookup, g, a, v);
+  if (cached) return { file: cached };
+  if (!lookup.fetch) return { missing: 'not in the local Maven cache' };
+  const failure = await lookup.fetch(g, a, v);
+  const fetched = failure === undefined ? await findInRepositories(lookup, g, a, v) : undefined;
+  return fetched ? { file: fetched } : { missing: `not in the local Maven cache, and Maven could not fetch it from the repository (${failure ?? 'it did not arrive in the cache'})` };
+}
+
 /** The groupId a POM declares or inherits from its <parent> element. */
 function ownGroupId(project: XmlElement): string | undefined {
   return text(project, 'groupId') ?? text(element(project, 'parent'), 'groupId');
@@ -92,11 +107,9 @@ async function locateParent(file: string, parentRef: XmlElement, lookup: PomLook
       lookup.notes.push(`${file}: ${relative} is not the parent ${g}:${a} (it is ${ownGroupId(project)}:${text(project, 'artifactId')})`);
     }
   }
-  const cached = await findInRepositories(lookup, g, a, v);
-  if (cached) return cached;
-  lookup.notes.push(
-    `${file}: parent ${g}:${a}:${v} is neither in the project tree nor in the local Maven cache: properties and versions it defines are unknown`,
-  );
+  const found = await repositoryPom(lookup, g, a, v);
+  if ('file' in found) return found.file;
+  lookup.notes.push(`${file}: parent ${g}:${a}:${v} is neither in the project tree nor ${found.missing.replace(/^not /, '')}: properties and versions it defines are unknown`);
   return undefined;
 }
 
@@ -202,7 +215,7 @@ export function managementKey(groupId: string, artifactId: string): string {
 
 /**
  * Managed versions for `model`: entries written in its chain (nearer POMs win), then entries of imported BOMs in
- * declaration order (the first import wins). BOMs are looked up in the local repositories only.
+ * declaration order (the first import wins). BOMs are looked up in the local repositories, fetched when the lookup can.
  */
 export async function managedVersions(
   model: PomModel,
@@ -236,12 +249,12 @@ export async function managedVersions(
   for (const imp of imports) {
     const coordinates = `${imp.g}:${imp.a}:${imp.v}`;
     if (importing.has(coordinates)) continue;
-    const bomFile = await findInRepositories(lookup, imp.g, imp.a, imp.v);
-    if (!bomFile) {
-      lookup.notes.push(`${imp.file}: imported BOM ${coordinates} is not in the local Maven cache: versions it manages are unknown`);
+    const bomPom = await repositoryPom(lookup, imp.g, imp.a, imp.v);
+    if ('missing' in bomPom) {
+      lookup.notes.push(`${imp.file}: imported BOM ${coordinates} is ${bomPom.missing}: versions it manages are unknown`);
       continue;
     }
-    const bom = new PomModel(await loadPom(bomFile, lookup));
+    const bom = new PomModel(await loadPom(bomPom.file, lookup));
     const fromBom = await managedVersions(bom, lookup, new Set([...importing, coordinates]));
     for (const [key, entry] of fromBom) {
       if (!managed.has(key)) managed.set(key, { ...entry, from: `BOM ${coordinates}` });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
 import type { DeclaredResult, Dependency, SkippedEntry } from '../../core/types.js';
 import { exactVersion, isValidPackageName, parseAlias } from './names.js';
+import { ownPackageNames } from './own.js';
 import { objectField, readPackageJson, type PackageJson } from './package-json.js';
 
 export const MANIFEST = 'package.json';
@@ -94,5 +95,5 @@ export async function extractDeclared(projectDir: string): Promise<DeclaredResul
   if (pkg.workspaces !== undefined) {
     notes.push('the project declares workspaces; only the top package.json is read for D1');
   }
-  return { manifest: MANIFEST, declared: declared.deps, other, skipped, notes };
+  return { manifest: MANIFEST, declared: declared.deps, other, skipped, notes, own: await ownPackageNames(path.resolve(projectDir), pkg) };
 }

@@ -5,7 +5,7 @@ import type { AuditContext, RunChoice } from '../types.js';
 import { hostProjectDir } from './host-path.js';
 import { MANIFEST } from './manifest.js';
 import { objectField, readPackageJson, type PackageJson } from './package-json.js';
-import { shellQuote } from '../../core/shell.js';
+import { shellCommandLine, shellQuote } from '../../core/shell.js';
 
 /** Files `node` is commonly pointed at when package.json names no entry point. */
 const CONVENTIONAL_ENTRIES = ['index.js', 'server.js', 'app.js'] as const;
@@ -16,7 +16,7 @@ const CONVENTIONAL_ENTRIES = ['index.js', 'server.js', 'app.js'] as const;
  */
 export function shellRun(command: string, projectDir: string, reason: string): RunChoice {
   const binDir = path.posix.join(projectDir, 'node_modules', '.bin');
-  return { argv: ['sh', '-c', `PATH=${shellQuote(binDir)}:"$PATH"; export PATH; ${command}`], reason };
+  return { argv: ['sh', '-c', `PATH=${shellQuote(binDir)}:"$PATH"; export PATH; ${command}`], display: command, reason };
 }
 
 /** `bin` as a string, or the first entry of a `bin` object (in the order package.json lists them). */
@@ -46,7 +46,7 @@ function mainResolves(hostDir: string, main: string): boolean {
 export async function defaultRun(ctx: AuditContext): Promise<RunChoice> {
   const hostDir = hostProjectDir(ctx);
   const pkg = await readPackageJson(path.join(hostDir, MANIFEST));
-  const node = (file: string, reason: string): RunChoice => ({ argv: ['node', path.posix.join(ctx.projectDir, file)], reason });
+  const node = (file: string, reason: string): RunChoice => ({ argv: ['node', path.posix.join(ctx.projectDir, file)], display: shellCommandLine(['node', file]), reason });
 
   const bin = binEntry(pkg);
   if (bin) return node(bin.file, bin.label);

@@ -14,6 +14,8 @@ import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
 import type { DeclaredResult, Dependency } from '../../core/types.js';
+import { pep503 } from '../../core/names.js';
+import { localProjectName } from './local-project.js';
 import { DEFAULT_MARKER_ENV, type MarkerEnvironment } from './markers.js';
 import { readPyproject } from './pyproject.js';
 import { readRequirements } from './requirements.js';
@@ -40,6 +42,13 @@ function firstPerName(deps: readonly Dependency[], notes: string[]): Dependency[
 }
 
 export async function extractPythonDeclared(projectDir: string, opts: PythonDeclaredOptions = {}): Promise<DeclaredResult> {
+  const result = await readDeclared(projectDir, opts);
+  // The project's own distribution (what `pip install .` or `-e .` makes of it) is never its own dependency.
+  const own = await localProjectName(projectDir);
+  return own ? { ...result, own: [pep503(own)] } : result;
+}
+
+async function readDeclared(projectDir: string, opts: PythonDeclaredOptions): Promise<DeclaredResult> {
   const ctx = { projectDir: path.resolve(projectDir), markerEnv: opts.markerEnv ?? DEFAULT_MARKER_ENV };
   const requirementsTxt = path.join(ctx.projectDir, 'requirements.txt');
   const pyprojectToml = path.join(ctx.projectDir, 'pyproject.toml');

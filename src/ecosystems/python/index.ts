@@ -7,9 +7,11 @@ import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, R
 import { extractPythonDeclared } from './declared.js';
 import { findPythonEntry } from './entry.js';
 import { MARKER_ENV_SCRIPT, markerEnvironmentFromJson } from './markers.js';
-import { installedDiff, pipInstall, pipList, venvDir, venvEnv, venvPython } from './pip.js';
-import { buildFileOwnerIndex, distributionsFromDirectory, sourceOfBytecode } from './record-index.js';
+import { installedDiff, pipInstall, venvDir, venvEnv, venvPython } from './pip.js';
+import { buildFileOwnerIndex, distributionsFromDirectory, installedDistributions, sourceOfBytecode } from './record-index.js';
 import { isFile } from '../../core/fs.js';
+import { shellCommandLine } from '../../core/shell.js';
+import { localProjectScripts } from './local-project.js';
 
 interface PythonInstallDetails {
   sitePackages: string[];
@@ -56,6 +58,14 @@ async function startupFiles(ctx: AuditContext): Promise<Set<string>> {
   return trace.files;
 }
 
+/** The project's console scripts that the install put in the venv's bin directory. */
+async function installedScripts(ctx: AuditContext, hostProject: string): Promise<string[]> {
+  const bin = ctx.sandbox.toHost(path.posix.join(venvDir(ctx), 'bin'));
+  if (!bin) return [];
+  const present = await Promise.all((await localProjectScripts(hostProject)).map(async (name) => ((await isFile(path.join(bin, name))) ? name : undefined)));
+  return present.filter((n): n is string => n !== undefined);
+}
+
 /** Per install, the files a bare interpreter start opens; learnt while installing, used when attributing. */
 const startupFilesOf = new WeakMap<InstallResult, Set<string>>();
 
@@ -78,22 +88,25 @@ export const pythonEcosystem: EcosystemModule = {
     const started = performance.now();
     await createVenv(ctx);
     const facts = await interpreterFacts(ctx);
-    const before = await pipList(ctx);
-    const hostProject = ctx.sandbox.toHost(ctx.projectDir) ?? ctx.projectDir;
+    const toHost = (p: string) => ctx.sandbox.toHost(p);
+    const before = await installedDistributions(facts.sitePackages, toHost);
+    const hostProject = toHost(ctx.projectDir) ?? ctx.projectDir;
     const args = await installArgs(ctx, hostProject);
     ctx.progress(`pip install ${args.join(' ')}`);
     await pipInstall(ctx, args);
-    const after = await pipList(ctx);
-    let installed = installedDiff(before, after);
-    if (args[0] === '.') {
-      const self = await distributionsFromDirectory(facts.sitePackages, ctx.projectDir, (p) => ctx.sandbox.toHost(p));
-      installed = installed.filter((d) => !self.has(d.name));
-    }
+    const after = await installedDistributions(facts.sitePackages, toHost);
+    // `pip install .`, `-e .` or `.` in requirements.txt: the project's own distribution, never its dependency.
+    const own = await distributionsFromDirectory(facts.sitePackages, ctx.projectDir, toHost);
     const details: PythonInstallDetails = { sitePackages: facts.sitePackages, baseline: before, pythonVersion: facts.pythonVersion };
     const result: InstallResult = {
-      installed,
+      installed: installedDiff(before, after),
+      own: [...own],
       details: details as unknown as Record<string, unknown>,
-      commands: [`python3 -m venv --without-pip ${venvDir(ctx)}`, `pip --python <venv> install ${args.join(' ')}`, 'pip --python <venv> list --format=json (before and after)'],
+      commands: [
+        `python3 -m venv --without-pip ${venvDir(ctx)}`,
+        `pip --python <venv> install ${args.join(' ')}`,
+        'the *.dist-info and *.egg-info metadata of the venv\'s site-packages (before and after)',
+      ],
       durationMs: 0,
     };
     startupFilesOf.set(result, await startupFiles(ctx));
@@ -103,7 +116,7 @@ export const pythonEcosystem: EcosystemModule = {
 
   async defaultRun(ctx): Promise<RunChoice> {
     const hostProject = ctx.sandbox.toHost(ctx.projectDir) ?? ctx.projectDir;
-    const entry = await findPythonEntry(hostProject);
+    const entry = await findPythonEntry(hostProject, await installedScripts(ctx, hostProject));
     if (!entry) {
       throw new NoEntryPointError(
         'no Python entry point found: no single top-level script, no main.py or app.py, no package with __main__.py',
@@ -112,11 +125,12 @@ export const pythonEcosystem: EcosystemModule = {
     }
     const env = venvEnv(ctx);
     if (entry.pythonPath) env.PYTHONPATH = path.posix.join(ctx.projectDir, entry.pythonPath);
-    return { argv: [venvPython(ctx), ...entry.args], reason: entry.reason, env };
+    if (entry.script) return { argv: [venvPython(ctx), path.posix.join(venvDir(ctx), 'bin', entry.script)], display: entry.script, reason: entry.reason, env };
+    return { argv: [venvPython(ctx), ...entry.args], display: shellCommandLine(['python', ...entry.args]), reason: entry.reason, env };
   },
 
   userRun(command, ctx): RunChoice {
-    return { argv: ['/bin/sh', '-c', command], reason: '--run', env: venvEnv(ctx) };
+    return { argv: ['/bin/sh', '-c', command], display: command, reason: '--run', env: venvEnv(ctx) };
   },
 
   async attribute(files, ctx, install): Promise<AttributionResult> {

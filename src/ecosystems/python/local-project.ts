@@ -10,13 +10,17 @@ async function readText(file: string): Promise<string | undefined> {
   return readFile(file, 'utf8').catch(() => undefined);
 }
 
-function nameFromPyproject(text: string): string | undefined {
-  let doc: Record<string, unknown>;
+function parsePyproject(text: string): Record<string, unknown> | undefined {
   try {
-    doc = parseToml(text);
+    return parseToml(text);
   } catch {
     return undefined;
   }
+}
+
+function nameFromPyproject(text: string): string | undefined {
+  const doc = parsePyproject(text);
+  if (!doc) return undefined;
   const project = asRecord(doc['project'])?.['name'];
   const poetry = asRecord(asRecord(doc['tool'])?.['poetry'])?.['name'];
   const name = project ?? poetry;
@@ -45,4 +49,15 @@ export async function localProjectName(dir: string): Promise<string | undefined>
   if (fromPyproject) return fromPyproject;
   const setupCfg = await readText(path.join(dir, 'setup.cfg'));
   return setupCfg === undefined ? undefined : nameFromSetupCfg(setupCfg);
+}
+
+/**
+ * The console scripts the project declares (`[project.scripts]`, else Poetry's `[tool.poetry.scripts]`), in the
+ * order written: the commands `pip install .` puts in the environment's bin directory.
+ */
+export async function localProjectScripts(dir: string): Promise<string[]> {
+  const text = await readText(path.join(dir, 'pyproject.toml'));
+  const doc = text === undefined ? undefined : parsePyproject(text);
+  const scripts = asRecord(asRecord(doc?.['project'])?.['scripts']) ?? asRecord(asRecord(asRecord(doc?.['tool'])?.['poetry'])?.['scripts']);
+  return Object.keys(scripts ?? {}).filter((name) => /^[\w.-]+$/.test(name));
 }

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { StepFailedError } from '../../core/errors.js';
-import { pep503 } from '../../core/names.js';
 import { tail } from '../../core/process.js';
 import type { Dependency } from '../../core/types.js';
 import { configuredRegistry, downloadFailureClass, timeoutFailureClass, type Registry } from '../registry.js';
@@ -31,27 +30,6 @@ export function venvEnv(ctx: AuditContext): Record<string, string> {
  */
 function pipArgv(ctx: AuditContext, args: string[]): string[] {
   return ['python3', '-m', 'pip', '--python', venvPython(ctx), '--disable-pip-version-check', ...args];
-}
-
-/** `pip list --format=json` of the venv, as normalised dependencies. */
-export async function pipList(ctx: AuditContext): Promise<Dependency[]> {
-  const r = await ctx.sandbox.exec({
-    argv: pipArgv(ctx, ['list', '--format=json']),
-    cwd: ctx.projectDir,
-    timeoutMs: 120_000,
-    network: false,
-  });
-  if (r.exitCode !== 0) {
-    throw new StepFailedError('install', 'other', 'pip list failed in the audit environment', tail(r.stderr || r.stdout));
-  }
-  let rows: unknown;
-  try {
-    rows = JSON.parse(r.stdout);
-  } catch {
-    throw new StepFailedError('install', 'other', 'pip list did not print JSON', tail(r.stdout));
-  }
-  if (!Array.isArray(rows)) throw new StepFailedError('install', 'other', 'pip list did not print a JSON array', tail(r.stdout));
-  return rows.map((row: { name: string; version: string }) => ({ name: pep503(row.name), version: row.version, id: row.name }));
 }
 
 /** Packages in `after` that are not in `before`, comparing name and version (an upgrade counts as installed). */

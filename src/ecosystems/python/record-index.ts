@@ -1,7 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { readIfExists } from '../../core/fs.js';
+import { isFile, readIfExists } from '../../core/fs.js';
 import { pep503 } from '../../core/names.js';
+import type { Dependency } from '../../core/types.js';
 
 export interface Distribution {
   name: string;
@@ -34,6 +35,30 @@ export function recordPath(line: string): string | undefined {
 function metadataField(metadata: string, field: string): string | undefined {
   const m = new RegExp(`^${field}:\\s*(.+)$`, 'mi').exec(metadata);
   return m?.[1]?.trim();
+}
+
+/**
+ * Every distribution installed in the given site-packages directories, from their metadata: each `*.dist-info`
+ * (METADATA) and `*.egg-info` (a directory with PKG-INFO, or a PKG-INFO file itself). Unlike `pip list`, which
+ * leaves out a few names on purpose (argparse, wsgiref), this is everything the environment holds.
+ */
+export async function installedDistributions(sitePackages: readonly string[], toHost: (p: string) => string | null): Promise<Dependency[]> {
+  const found: Dependency[] = [];
+  for (const site of new Set(sitePackages)) {
+    const hostSite = toHost(site);
+    if (!hostSite) continue;
+    for (const entry of (await readdir(hostSite).catch(() => [] as string[])).sort()) {
+      const isDistInfo = entry.endsWith('.dist-info');
+      if (!isDistInfo && !entry.endsWith('.egg-info')) continue;
+      const meta = path.join(hostSite, entry);
+      const metadataFile = isDistInfo ? path.join(meta, 'METADATA') : (await isFile(meta)) ? meta : path.join(meta, 'PKG-INFO');
+      const metadata = (await readIfExists(metadataFile)) ?? '';
+      const rawName = metadataField(metadata, 'Name') ?? entry.replace(/-[^-]*\.(dist|egg)-info$/, '');
+      const version = metadataField(metadata, 'Version');
+      found.push({ name: pep503(rawName), ...(version ? { version } : {}), id: rawName, source: path.posix.join(site, entry) });
+    }
+  }
+  return found.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /**
