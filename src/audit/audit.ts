@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { nameSet, uniqueDependencies } from '../core/names.js';
 import type { Dependency, EcosystemId } from '../core/types.js';
-import { EnvproofError, InfrastructureError, NoEntryPointError } from '../core/errors.js';
+import { EnvproofError, InfrastructureError, NoEntryPointError, UsageError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
 import { gapSets, projectMetrics } from '../metrics/project.js';
-import { createSandbox, type BackendChoice } from '../sandbox/index.js';
+import { createSandbox, type BackendChoice, type EnvironmentChoice } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { traceRun } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
@@ -22,12 +22,18 @@ export interface AuditOptions {
   timeoutSec: number;
   keep: boolean;
   sandbox: BackendChoice;
+  /** The environment beyond the backend: extra Debian packages, the container base image. */
+  environment?: EnvironmentChoice;
+  /** With `--sandbox auto`, run on the host (with a warning) where bubblewrap cannot run, instead of refusing. */
+  allowHostFallback?: boolean;
   /**
    * Per ecosystem, which of its alternative views of D3 the metrics use instead of its default (e.g. java:
    * `opened`, the paper's jars-opened figures, instead of `loaded`).
    */
   tracedView?: Partial<Record<EcosystemId, string>>;
   progress(message: string): void;
+  /** Warnings for the terminal that `-q` does not silence (default: progress). */
+  warn?(message: string): void;
 }
 
 const OUTPUT_TAIL_BYTES = 4000;
@@ -56,7 +62,7 @@ async function asInfrastructure<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof EnvproofError && !(err instanceof InfrastructureError)) throw new InfrastructureError(err.message, err.hint, err.details);
+    if (err instanceof EnvproofError && !(err instanceof InfrastructureError) && !(err instanceof UsageError)) throw new InfrastructureError(err.message, err.hint, err.details);
     throw err;
   }
 }
@@ -96,7 +102,17 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
   if (opts.keep) opts.progress(`work directory (kept): ${work.root}`);
   let sandbox: Sandbox | undefined;
   try {
-    sandbox = await asInfrastructure(createSandbox({ backend: opts.sandbox, language: module.id, hostWorkDir: work.root, progress: opts.progress }));
+    sandbox = await asInfrastructure(
+      createSandbox({
+        ...opts.environment,
+        backend: opts.sandbox,
+        language: module.id,
+        hostWorkDir: work.root,
+        progress: opts.progress,
+        allowHostFallback: opts.allowHostFallback,
+      }),
+    );
+    if (sandbox.isolationWarning) (opts.warn ?? opts.progress)(`warning: ${sandbox.isolationWarning}`);
     const insideWork = sandbox.workDir;
     const ctx: AuditContext = {
       sandbox,
@@ -156,12 +172,14 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       manifest: declared.manifest,
       sandbox: {
         backend: sandbox.backend,
+        requested: opts.sandbox,
         ...(sandbox.isolationWarning ? { warning: sandbox.isolationWarning } : {}),
         ...(sandbox.baseline
           ? { baseline: { debian: sandbox.baseline.debian.length, packages: Object.fromEntries(Object.entries(sandbox.baseline.packages).map(([k, v]) => [k, v.length])) } }
           : {}),
       },
       layers: { declared: layer(declared.declared), installed: layer(install.installed), traced: layer(tracedLayer) },
+      systemDependencies: sandbox.systemPackages.map(({ name, version }) => ({ name, version })),
       otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
       skipped: declared.skipped,
       alternatives: Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, layer(v)])),

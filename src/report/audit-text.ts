@@ -29,7 +29,8 @@ export function renderAuditText(r: AuditReport): string {
   const m = r.metrics;
   const out: string[] = [];
   out.push(`envproof audit: ${r.project}`);
-  out.push(`ecosystem ${r.ecosystem}, manifest ${r.manifest}, sandbox ${r.sandbox.backend}`);
+  const chosen = r.sandbox.requested === r.sandbox.backend ? '' : ` (--sandbox ${r.sandbox.requested})`;
+  out.push(`ecosystem ${r.ecosystem}, manifest ${r.manifest}, sandbox ${r.sandbox.backend}${chosen}`);
   if (r.sandbox.warning) out.push(`warning: ${r.sandbox.warning}`);
   out.push('');
   out.push(...layerTable(r));
@@ -54,6 +55,11 @@ export function renderAuditText(r: AuditReport): string {
       out.push(`    phantom ${g.phantom.join(', ') || '-'}; hidden ${g.hidden.join(', ') || '-'}`);
       out.push(`    precision ${fmt(am.precision)}   recall ${fmt(am.recall)}   F1 ${fmt(am.f1)}   phantom rate ${fmt(am.phantomRate)}   hidden rate ${fmt(am.hiddenRate)}`);
     }
+  }
+  if (r.systemDependencies.length) {
+    out.push('');
+    out.push('System dependencies (Debian packages added to the clean environment with --system-packages)');
+    out.push(`  ${r.systemDependencies.map((d) => `${d.name} ${d.version}`.trim()).join(', ')}`);
   }
   const other = Object.entries(r.otherDeclared).filter(([, v]) => v.length);
   if (other.length) {

@@ -6,8 +6,8 @@ import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, prepareWritableDirs, SANDBOX_UID, sandboxCacheDir } from './environment.js';
 import { DEFAULT_LIMITS, prlimitArgs, type ProgramRun, type SandboxLimits } from './limits.js';
-import { baselineOf, MARKER_FILE, type Environment } from './rootfs.js';
-import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline } from './types.js';
+import { baselineOf, MARKER_FILE, systemPackagesOf, type Environment } from './rootfs.js';
+import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline, SystemPackage } from './types.js';
 
 /** Top-level rootfs entries that are not bound: bwrap provides fresh /dev, /proc, /tmp; homes stay invisible. */
 const NOT_BOUND = new Set(['dev', 'proc', 'sys', 'tmp', 'root', 'home', MARKER_FILE]);
@@ -86,6 +86,7 @@ export class BwrapSandbox implements Sandbox {
   readonly workDir: string;
   readonly rootOnHost: string;
   readonly baseline: SandboxBaseline;
+  readonly systemPackages: readonly SystemPackage[];
   private readonly rootEntries: RootEntry[];
   private readonly hostFiles: string[];
   private readonly cacheDir = sandboxCacheDir();
@@ -104,6 +105,7 @@ export class BwrapSandbox implements Sandbox {
     this.workDir = path.resolve(hostWorkDir);
     this.rootOnHost = env.dir;
     this.baseline = baselineOf(env.marker);
+    this.systemPackages = systemPackagesOf(env.marker);
     this.rootEntries = rootEntriesOf(env.dir);
     const top = this.workDir.split('/')[1] ?? '';
     if (this.rootEntries.some((e) => e.name === top) || this.workDir === '/') {

@@ -40,13 +40,14 @@ export function processTreePrefix(): string[] {
 /** The weakest backend: a temporary directory and a cleaned environment on the host. */
 export class HostSandbox implements Sandbox {
   readonly backend = 'host' as const;
-  readonly isolationWarning = HOST_WARNING;
   readonly rootOnHost = '/';
+  readonly systemPackages = [];
   readonly workDir: string;
 
   constructor(
     readonly language: EcosystemId,
     readonly hostWorkDir: string,
+    readonly isolationWarning: string = HOST_WARNING,
   ) {
     this.workDir = hostWorkDir;
   }

@@ -10,6 +10,11 @@ export interface SandboxBaseline {
   packages: Record<string, string[]>;
 }
 
+export interface SystemPackage {
+  name: string;
+  version: string;
+}
+
 export interface ExecRequest {
   argv: string[];
   /** Working directory as the program sees it. */
@@ -53,5 +58,10 @@ export interface Sandbox {
   readonly rootOnHost: string;
   /** The environment's own contents, when the backend knows them (bwrap, docker, podman). */
   readonly baseline?: SandboxBaseline;
+  /**
+   * Debian packages added to the language's clean environment at the user's request (SandboxOptions.systemPackages),
+   * with the versions installed; empty for the clean environment.
+   */
+  readonly systemPackages: readonly SystemPackage[];
   dispose(): Promise<void>;
 }
