@@ -6,7 +6,7 @@ import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, R
 import { readmeRunCommand } from './readme-run.js';
 import { gapSets, projectMetrics } from '../metrics/project.js';
 import { createSandbox, type BackendChoice, type EnvironmentChoice } from '../sandbox/index.js';
-import type { Sandbox } from '../sandbox/types.js';
+import type { ExecIsolation, ExecResult, Sandbox } from '../sandbox/types.js';
 import { traceRun } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type LayerEntry, type PhaseTimes, type RunOutcome } from './report.js';
@@ -42,7 +42,10 @@ function layer(deps: readonly Dependency[]): LayerEntry[] {
   return uniqueDependencies(deps).map(({ name, version, id }) => ({ name, ...(version ? { version } : {}), ...(id ? { id } : {}) }));
 }
 
-function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string | null; timedOut: boolean; durationMs: number; stdout: string; stderr: string }): RunOutcome {
+/** Where a sandbox did not say what it isolated, nothing is claimed. */
+const UNKNOWN_ISOLATION: ExecIsolation = { networkOff: false, filesystemConfined: false, ownProcessTree: false, shortfall: 'the sandbox did not report what it isolated' };
+
+function outcome(choice: RunChoice, r: ExecResult): RunOutcome {
   const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
   return {
     command: shellCommandLine(choice.argv),
@@ -54,6 +57,7 @@ function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string
     success: r.exitCode === 0 && !r.timedOut,
     durationMs: Math.round(r.durationMs),
     outputTail: output.length > OUTPUT_TAIL_BYTES ? output.slice(-OUTPUT_TAIL_BYTES) : output,
+    isolation: r.isolation ?? UNKNOWN_ISOLATION,
   };
 }
 
@@ -164,6 +168,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
     else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
     if (trace.run.spawnError) notes.push(`the tracer could not start: ${trace.run.spawnError}`);
+    if (run.isolation.shortfall) notes.push(`the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);
     const report: AuditReport = {
       schemaVersion: AUDIT_SCHEMA_VERSION,
       tool: { name: 'envproof', version: TOOL_VERSION },

@@ -1,6 +1,6 @@
 import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry } from '../core/types.js';
 import type { BackendChoice } from '../sandbox/index.js';
-import type { SandboxBackend } from '../sandbox/types.js';
+import type { ExecIsolation, SandboxBackend } from '../sandbox/types.js';
 
 /** Version of the `envproof audit --json` document; bumped on any incompatible change (docs/audit-json.md). */
 export const AUDIT_SCHEMA_VERSION = 1;
@@ -24,6 +24,8 @@ export interface RunOutcome {
   durationMs: number;
   /** The tail of what the program printed (stdout then stderr). */
   outputTail: string;
+  /** What isolation the traced run really had (the host backend may give less than asked for). */
+  isolation: ExecIsolation;
 }
 
 export interface PhaseTimes {

@@ -4,7 +4,7 @@ import { UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
 import { planRuns, runMatrix, type ProgressEvent } from '../protocol/matrix.js';
-import { HOST_WARNING } from '../sandbox/host.js';
+import { hostWarning } from '../sandbox/host.js';
 import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import { resolveSuite, selectTasks } from '../tasks/resolve.js';
@@ -72,7 +72,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       // Generated code never runs unprotected by accident: `auto` without bwrap is refused here (exit 2).
       const { backend } = resolveBackend(o.sandbox);
       const note = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
-      if (backend === 'host') process.stderr.write(`envproof: warning: ${HOST_WARNING}\n`);
+      if (backend === 'host') process.stderr.write(`envproof: warning: ${hostWarning()}\n`);
       // Environments are built before the first run (once, not in each parallel job), so that a package name
       // Debian does not have is an error here rather than a failure of every run.
       if (backend === 'bwrap' || environment.systemPackages?.length) {

@@ -76,7 +76,8 @@ export function renderAuditText(r: AuditReport): string {
   const run = r.run;
   const status = run.timedOut ? 'timed out' : run.success ? 'succeeded' : run.signal ? `killed by ${run.signal}` : `failed with exit code ${run.exitCode}`;
   out.push(`Run: ${run.command}  (${run.reason})`);
-  out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, traced with the network off`);
+  const network = run.isolation.networkOff ? 'traced with the network off' : 'traced with the network ON (not isolated)';
+  out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, ${network}`);
   if (!run.success && run.outputTail.trim()) {
     out.push('  last output:');
     for (const l of run.outputTail.trimEnd().split('\n').slice(-10)) out.push(`    ${l}`);

@@ -134,11 +134,12 @@ export class BwrapSandbox implements Sandbox {
       cores: os.availableParallelism(),
       dropToUid: this.dropToUid,
     });
-    return runProcess(argv, {
+    const result = await runProcess(argv, {
       env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
       timeoutMs: req.timeoutMs,
       maxOutputBytes: req.maxOutputBytes,
     });
+    return { ...result, isolation: { networkOff: !req.network, filesystemConfined: true, ownProcessTree: true } };
   }
 
   toHost(insidePath: string): string | null {

@@ -158,7 +158,7 @@ export class ContainerSandbox implements Sandbox {
     const result = await runProcess(argv, { env: HOST_PATH(), timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes });
     // Killing the client does not stop the container: remove it, whatever happened.
     await runProcess([this.backend, 'rm', '--force', name], { env: HOST_PATH(), timeoutMs: 30_000 });
-    return result;
+    return { ...result, isolation: { networkOff: !req.network, filesystemConfined: true, ownProcessTree: true } };
   }
 
   toHost(insidePath: string): string | null {

@@ -4,7 +4,7 @@ import type { EcosystemId } from '../core/types.js';
 import { EnvproofError, UsageError } from '../core/errors.js';
 import { BwrapSandbox } from './bwrap.js';
 import { checkEngine, ContainerSandbox, ensureImage, type ImageBase } from './container.js';
-import { HOST_WARNING, HostSandbox } from './host.js';
+import { HostSandbox } from './host.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './limits.js';
 import { bwrapWorks } from './probe.js';
 import { commandExists, ensureEnvironment, environmentDirs, MARKER_FILE, normaliseSystemPackages, rootfsRoot } from './rootfs.js';
@@ -120,8 +120,7 @@ export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const systemPackages = checkedChoice(backend, opts);
   switch (backend) {
     case 'host': {
-      const warning = fallback ? `--sandbox auto fell back to host because ${fallback}. ${HOST_WARNING}` : HOST_WARNING;
-      return new HostSandbox(opts.language, opts.hostWorkDir, warning);
+      return new HostSandbox(opts.language, opts.hostWorkDir, fallback ? `--sandbox auto fell back to host because ${fallback}.` : undefined);
     }
     case 'bwrap': {
       const probe = bwrapWorks();

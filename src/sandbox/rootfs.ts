@@ -319,11 +319,15 @@ async function checkCanBuild(): Promise<void> {
 
 const gib = (bytes: number) => (bytes / 1024 ** 3).toFixed(1);
 
+/** Where `name` is on the PATH (or in /usr/sbin, /sbin, which a non-root PATH may lack), or null. */
+export function commandPath(name: string): string | null {
+  const dirs = (process.env.PATH ?? '/usr/bin:/bin').split(':').concat(['/usr/sbin', '/sbin']);
+  const dir = dirs.find((d) => d !== '' && existsSync(path.join(d, name)));
+  return dir === undefined ? null : path.join(dir, name);
+}
+
 export function commandExists(name: string): boolean {
-  return (process.env.PATH ?? '/usr/bin:/bin')
-    .split(':')
-    .concat(['/usr/sbin', '/sbin'])
-    .some((d) => d !== '' && existsSync(path.join(d, name)));
+  return commandPath(name) !== null;
 }
 
 /** argv that runs a command as root inside a root filesystem under construction (a chroot with /proc and /dev). */

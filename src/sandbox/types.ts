@@ -27,7 +27,21 @@ export interface ExecRequest {
   maxOutputBytes?: number;
 }
 
+/** What isolation one program run really had, which may be less than it asked for (the host backend). */
+export interface ExecIsolation {
+  /** No network but loopback. */
+  networkOff: boolean;
+  /** Writes confined to the work directory, the package-cache layer and a private /tmp. */
+  filesystemConfined: boolean;
+  /** Own pid namespace: nothing the program started outlives it. */
+  ownProcessTree: boolean;
+  /** Where something asked for was not given: why (e.g. "new network namespaces are not permitted here"). */
+  shortfall?: string;
+}
+
 export interface ExecResult {
+  /** What the run was really given; absent means nothing is known to have been isolated. */
+  isolation?: ExecIsolation;
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
