@@ -2,9 +2,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { EcosystemId } from '../core/types.js';
 import { EnvproofError, UsageError } from '../core/errors.js';
+import { javaCachePublisher } from '../ecosystems/java/cache.js';
+import { javascriptCachePublisher } from '../ecosystems/javascript/cache.js';
+import { pythonCachePublisher } from '../ecosystems/python/cache.js';
 import { BwrapSandbox } from './bwrap.js';
+import { CacheLayers } from './cache-layers.js';
 import { checkEngine, ContainerSandbox, ensureImage, type ImageBase } from './container.js';
 import { HostSandbox } from './host.js';
+import { sandboxUid } from './environment.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './limits.js';
 import { bwrapWorks } from './probe.js';
 import { commandExists, ensureEnvironment, environmentDirs, MARKER_FILE, normaliseSystemPackages, rootfsRoot } from './rootfs.js';
@@ -114,6 +119,20 @@ export async function prepareEnvironment(
   }
 }
 
+/** Every package manager's shared cache, with the check that decides what of a run's downloads it takes. */
+const CACHE_PUBLISHERS = [pythonCachePublisher, javascriptCachePublisher, javaCachePublisher];
+
+/** Opens the cache layers for a sandbox made by `make`, and removes them again if it cannot be made. */
+async function withCacheLayers<T>(make: (caches: CacheLayers) => T | Promise<T>): Promise<T> {
+  const caches = await CacheLayers.open(CACHE_PUBLISHERS, sandboxUid());
+  try {
+    return await make(caches);
+  } catch (err) {
+    await caches.dispose();
+    throw err;
+  }
+}
+
 /** Creates the sandbox for one project, building the language's environment (or image) first when it is missing. */
 export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const { backend, fallback } = resolveBackend(opts.backend, opts.allowHostFallback);
@@ -128,7 +147,7 @@ export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
         throw new EnvproofError(`sandbox "bwrap" cannot run here: ${probe.detail}`, 'run `envproof env doctor` for what to fix, or use --sandbox host');
       }
       const env = await ensureEnvironment(opts.language, { progress: opts.progress, systemPackages });
-      return new BwrapSandbox(opts.language, opts.hostWorkDir, env, { ...DEFAULT_LIMITS, ...opts.limits });
+      return withCacheLayers((caches) => new BwrapSandbox(opts.language, opts.hostWorkDir, env, caches, { ...DEFAULT_LIMITS, ...opts.limits }));
     }
     case 'docker':
     case 'podman': {
