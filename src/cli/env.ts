@@ -1,8 +1,9 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { doctorChecks } from '../sandbox/doctor.js';
 import { printChecks } from './doctor.js';
+import { prepareEnvironment } from '../sandbox/index.js';
 import { ensureEnvironment, inspectEnvironment, rootfsDir, treeSize } from '../sandbox/rootfs.js';
 import type { SetExitCode } from './commands.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
@@ -17,18 +18,27 @@ function languagesOf(arg: string): EcosystemId[] {
 const mib = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MiB`;
 
 export function registerEnv(program: Command, setExitCode: SetExitCode): void {
-  const env = program.command('env').description('Build, list and check the clean environments of the bwrap sandbox');
+  const env = program.command('env').description('Build, list and check the clean environments of the sandboxes');
 
   const build = env
     .command('build <language>')
-    .description(`Build (or with --force rebuild) the root filesystem of a language (${ECOSYSTEM_IDS.join(', ')}, all)`)
-    .option('--force', 'rebuild even when a finished environment exists');
-  addEnvironmentOptions(build).action(async (arg: string, o: EnvironmentFlags & { force?: boolean }) => {
-    const { systemPackages } = environmentChoice(o);
+    .description(`Build (or with --force rebuild) the environment of a language (${ECOSYSTEM_IDS.join(', ')}, all): its root filesystem, and with --sandbox podman|docker its image`)
+    .option('--force', 'rebuild the root filesystem even when a finished one exists')
+    .addOption(new Option('--sandbox <backend>', 'also make the image of this container engine').choices(['bwrap', 'podman', 'docker']).default('bwrap'));
+  addEnvironmentOptions(build).action(async (arg: string, o: EnvironmentFlags & { force?: boolean; sandbox: 'bwrap' | 'podman' | 'docker' }) => {
+    const choice = environmentChoice(o);
+    const progress = (m: string) => process.stderr.write(`${m}\n`);
+    const extra = choice.systemPackages?.length ? ` with ${choice.systemPackages.join(', ')}` : '';
     for (const language of languagesOf(arg)) {
-      const e = await ensureEnvironment(language, { force: o.force, systemPackages, progress: (m) => process.stderr.write(`${m}\n`) });
-      const extra = systemPackages?.length ? ` with ${systemPackages.join(', ')}` : '';
-      process.stdout.write(`${language}${extra}: ready at ${e.dir} (built ${e.marker.builtAt})\n`);
+      if (o.sandbox === 'bwrap' || o.force) {
+        if (choice.imageBase === 'ubuntu') throw new UsageError('--image-base ubuntu needs --sandbox podman or docker');
+        const e = await ensureEnvironment(language, { force: o.force, systemPackages: choice.systemPackages, progress });
+        process.stdout.write(`${language}${extra}: ready at ${e.dir} (built ${e.marker.builtAt})\n`);
+      }
+      if (o.sandbox !== 'bwrap') {
+        await prepareEnvironment(o.sandbox, language, choice, progress);
+        process.stdout.write(`${language}${extra}: ${o.sandbox} image ready (base ${choice.imageBase})\n`);
+      }
     }
   });
 
@@ -69,7 +79,7 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
 
   env
     .command('doctor')
-    .description('Check bubblewrap, namespaces, ptrace, debootstrap and disk space; say how to fix what is missing')
+    .description('Check bubblewrap, namespaces, ptrace, debootstrap and disk space, and what the host, podman and docker backends can do here; say how to fix what is missing')
     .option('--json', 'print the checks as JSON')
     .addHelpText('after', '\nExit codes: 0 everything present, 1 something missing.')
     .action(async (o: { json?: boolean }) => {

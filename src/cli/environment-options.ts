@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { IMAGE_BASES, type ImageBase } from '../sandbox/container.js';
+import { IMAGE_BASES, type ImageBase } from '../sandbox/images.js';
 import type { EnvironmentChoice } from '../sandbox/index.js';
 import { normaliseSystemPackages } from '../sandbox/rootfs.js';
 

@@ -73,9 +73,10 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       const { backend } = resolveBackend(o.sandbox);
       const note = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
       if (backend === 'host') process.stderr.write(`envproof: warning: ${hostWarning()}\n`);
-      // Environments are built before the first run (once, not in each parallel job), so that a package name
-      // Debian does not have is an error here rather than a failure of every run.
-      if (backend === 'bwrap' || environment.systemPackages?.length) {
+      // Environments are built before the first run (once, not in each parallel job), so that what the user
+      // asked for and cannot be had (a package name Debian does not have, the ubuntu base without a registry) is
+      // an error here rather than a failure of every run.
+      if (backend === 'bwrap' || environment.systemPackages?.length || environment.imageBase === 'ubuntu') {
         for (const language of languages) await prepareEnvironment(backend, language, environment, note);
       }
       const store = ResultsStore.open(o.store);

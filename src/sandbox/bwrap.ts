@@ -4,14 +4,11 @@ import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
-import type { CacheLayers } from './cache-layers.js';
+import { withCacheView, type CacheLayers } from './cache-layers.js';
 import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, prepareWritableDirs, sandboxUid } from './environment.js';
 import { DEFAULT_LIMITS, prlimitArgs, type ProgramRun, type SandboxLimits } from './limits.js';
-import { baselineOf, MARKER_FILE, systemPackagesOf, type Environment } from './rootfs.js';
+import { baselineOf, PRIVATE_TOP_LEVEL, systemPackagesOf, type Environment } from './rootfs.js';
 import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline, SystemPackage } from './types.js';
-
-/** Top-level rootfs entries that are not bound: bwrap provides fresh /dev, /proc, /tmp; homes stay invisible. */
-const NOT_BOUND = new Set(['dev', 'proc', 'sys', 'tmp', 'root', 'home', MARKER_FILE]);
 
 /** Host files bound read-only over the rootfs's own: DNS and the CAs this machine uses to reach registries. */
 const HOST_FILES = ['/etc/resolv.conf', '/etc/hosts', CA_BUNDLE, JAVA_CA_STORE];
@@ -73,7 +70,7 @@ function traversableParents(dir: string): string[] {
 /** What to bind from a root filesystem's top level: directories read-only, symlinks (usr-merge) as symlinks. */
 export function rootEntriesOf(rootfs: string): RootEntry[] {
   return readdirSync(rootfs)
-    .filter((name) => !NOT_BOUND.has(name))
+    .filter((name) => !PRIVATE_TOP_LEVEL.has(name))
     .sort()
     .map((name) => {
       const full = path.join(rootfs, name);
@@ -120,12 +117,7 @@ export class BwrapSandbox implements Sandbox {
 
   async exec(req: ExecRequest): Promise<ExecResult> {
     await prepareWritableDirs(this.workDir, this.dropToUid);
-    const cache = await this.caches.enter();
-    try {
-      return await this.run(req, cache.dir);
-    } finally {
-      await cache.leave(req.network);
-    }
+    return withCacheView(this.caches, req.network, (cacheDir) => this.run(req, cacheDir));
   }
 
   private async run(req: ExecRequest, cacheDir: string): Promise<ExecResult> {

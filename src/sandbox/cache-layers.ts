@@ -205,6 +205,19 @@ export class CacheLayers {
   }
 }
 
+/**
+ * Runs one command with its view of the caches; after a command that had the network, what envproof can verify
+ * of its layer is published.
+ */
+export async function withCacheView<T>(caches: CacheLayers, network: boolean, run: (cacheDir: string) => Promise<T>): Promise<T> {
+  const view = await caches.enter();
+  try {
+    return await run(view.dir);
+  } finally {
+    await view.leave(network);
+  }
+}
+
 function lstatSafe(p: string) {
   try {
     return lstatSync(p);

@@ -7,7 +7,9 @@ import { javascriptCachePublisher } from '../ecosystems/javascript/cache.js';
 import { pythonCachePublisher } from '../ecosystems/python/cache.js';
 import { BwrapSandbox } from './bwrap.js';
 import { CacheLayers } from './cache-layers.js';
-import { checkEngine, ContainerSandbox, ensureImage, type ImageBase } from './container.js';
+import { ContainerSandbox } from './container.js';
+import { checkEngine, engineSetup } from './engine.js';
+import { ensureImage, type ImageBase } from './images.js';
 import { HostSandbox } from './host.js';
 import { sandboxUid } from './environment.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './limits.js';
@@ -115,7 +117,7 @@ export async function prepareEnvironment(
   if (backend === 'bwrap') await ensureEnvironment(language, { progress, systemPackages });
   if (backend === 'podman' || backend === 'docker') {
     await checkEngine(backend);
-    await ensureImage(backend, language, choice.imageBase ?? 'debian', progress);
+    await engineSetup(backend, { image: (await ensureImage(backend, language, choice.imageBase ?? 'debian', systemPackages, progress)).tag });
   }
 }
 
@@ -152,9 +154,13 @@ export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
     case 'docker':
     case 'podman': {
       await checkEngine(backend);
-      const image = await ensureImage(backend, opts.language, opts.imageBase ?? 'debian', opts.progress ?? (() => {}));
-      const sandbox = new ContainerSandbox(backend, opts.language, opts.hostWorkDir, image, { ...DEFAULT_LIMITS, ...opts.limits });
-      await sandbox.loadBaseline();
+      const image = await ensureImage(backend, opts.language, opts.imageBase ?? 'debian', systemPackages, opts.progress ?? (() => {}));
+      const setup = await engineSetup(backend, { image: image.tag });
+      const sandbox = await withCacheLayers((caches) => new ContainerSandbox(backend, setup, opts.language, opts.hostWorkDir, image, caches, { ...DEFAULT_LIMITS, ...opts.limits }));
+      await sandbox.loadBaseline(systemPackages).catch(async (err: unknown) => {
+        await sandbox.dispose();
+        throw err;
+      });
       return sandbox;
     }
   }

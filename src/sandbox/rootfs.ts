@@ -13,6 +13,11 @@ import type { SandboxBaseline, SystemPackage } from './types.js';
 
 /** Written last into a finished root filesystem; a directory without it is a broken build and is rebuilt. */
 export const MARKER_FILE = '.envproof-env.json';
+/**
+ * Top-level entries of a root filesystem that sandboxed programs never see from it: the sandbox provides fresh
+ * /dev, /proc, /sys and /tmp, the homes stay invisible, the marker is envproof's.
+ */
+export const PRIVATE_TOP_LEVEL: ReadonlySet<string> = new Set(['dev', 'proc', 'sys', 'tmp', 'root', 'home', MARKER_FILE]);
 const MARKER_FORMAT = 1;
 /** Below this much free space a build is refused before it starts, rather than half-written. */
 export const MIN_FREE_BYTES = 3 * 1024 ** 3;

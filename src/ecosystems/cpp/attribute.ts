@@ -13,9 +13,9 @@
  *    for a header, its top directory or stem under `include/` (`/usr/include/openssl/ssl.h` → `openssl`).
  * `id` carries the owning Debian package when there is one; `version` its version (or the fetched tag).
  */
-import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Dependency } from '../../core/types.js';
+import { InsideRealpath } from '../../trace/symlinks.js';
 import type { AttributionResult, AuditContext, InstallResult } from '../types.js';
 import { readCodemodel } from './codemodel.js';
 import { cmakeDetails, type CmakeInstallDetails } from './configure.js';
@@ -41,15 +41,18 @@ interface Naming {
 }
 
 function hostView(ctx: AuditContext, inside: string): string {
-  return ctx.sandbox.toHost(inside) ?? path.join(ctx.sandbox.rootOnHost, inside);
+  const host = ctx.sandbox.toHost(inside);
+  if (host === null) throw new Error(`${inside} is not visible from the host`);
+  return host;
 }
 
-/** The path and, when it is a symlink, its target, both as seen inside and in `/usr` form. */
+/**
+ * The path and, when it is a symlink, its target, both as seen inside and in `/usr` form. Links are followed
+ * in the sandbox's own file system (an absolute link in a root filesystem or image stays in it).
+ */
 async function withTarget(ctx: AuditContext, inside: string): Promise<string[]> {
-  const host = hostView(ctx, inside);
-  const resolved = await realpath(host).catch(() => host);
-  const insideResolved = ctx.sandbox.rootOnHost === '/' ? resolved : path.posix.join('/', path.relative(ctx.sandbox.rootOnHost, resolved));
-  return [...new Set([usrMerged(inside), usrMerged(insideResolved)])];
+  const resolved = new InsideRealpath((p) => ctx.sandbox.toHost(p)).resolve(inside) ?? inside;
+  return [...new Set([usrMerged(inside), usrMerged(resolved)])];
 }
 
 async function namingFor(ctx: AuditContext, details: CmakeInstallDetails, owners: Map<string, DebianPackage>): Promise<Naming> {
