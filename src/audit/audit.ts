@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { nameSet, uniqueDependencies } from '../core/names.js';
 import type { Dependency, EcosystemId } from '../core/types.js';
-import { EnvproofError, InfrastructureError, NoEntryPointError, UsageError } from '../core/errors.js';
+import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError, UsageError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
 import { gapSets, projectMetrics } from '../metrics/project.js';
@@ -9,6 +9,7 @@ import { createSandbox, type BackendChoice, type EnvironmentChoice } from '../sa
 import type { ExecIsolation, ExecResult, Sandbox } from '../sandbox/types.js';
 import { traceRun } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
+import { keepNamedFiles } from './kept-files.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type LayerEntry, type PhaseTimes, type RunOutcome } from './report.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
 import { TOOL_VERSION } from '../core/version.js';
@@ -69,6 +70,14 @@ async function asInfrastructure<T>(work: Promise<T>): Promise<T> {
     if (err instanceof EnvproofError && !(err instanceof InfrastructureError) && !(err instanceof UsageError)) throw new InfrastructureError(err.message, err.hint, err.details);
     throw err;
   }
+}
+
+/** The failure, with the files its message names inside the sandbox copied where the user can open them. */
+async function withKeptFiles(err: StepFailedError, sandbox: Sandbox, keep: boolean): Promise<StepFailedError> {
+  const kept = await keepNamedFiles(`${err.message}\n${err.output}`, sandbox, keep);
+  if (kept.length === 0) return err;
+  const output = `${err.output.trimEnd()}\n${kept.map((l) => `[envproof] ${l}`).join('\n')}`;
+  return new StepFailedError(err.step, err.failureClass, err.message, output, err.hint);
 }
 
 /** The ecosystem's own entry point, else the command the README's run section gives. */
@@ -168,6 +177,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
     else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
     if (trace.run.spawnError) notes.push(`the tracer could not start: ${trace.run.spawnError}`);
+    notes.push(...(await keepNamedFiles(run.outputTail, sandbox, opts.keep)));
     if (run.isolation.shortfall) notes.push(`the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);
     const report: AuditReport = {
       schemaVersion: AUDIT_SCHEMA_VERSION,
@@ -203,6 +213,8 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     lap('analysis');
     report.phasesMs = { ...phases };
     return report;
+  } catch (err) {
+    throw sandbox && err instanceof StepFailedError ? await withKeptFiles(err, sandbox, opts.keep) : err;
   } finally {
     await sandbox?.dispose();
     if (!opts.keep) await removeWorkDir(work);
