@@ -1,10 +1,11 @@
+import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { doctorChecks } from '../sandbox/doctor.js';
 import { printChecks } from './doctor.js';
 import { prepareEnvironment } from '../sandbox/index.js';
-import { ensureEnvironment, inspectEnvironment, rootfsDir, treeSize } from '../sandbox/rootfs.js';
+import { ensureEnvironment, environmentDirs, environmentName, inspectEnvironment, readMarker, rootfsDir, rootfsRoot, treeSize } from '../sandbox/rootfs.js';
 import type { SetExitCode } from './commands.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 
@@ -47,12 +48,21 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
     .description('Show each environment with its size, build date and packages')
     .option('--json', 'print as JSON, with the complete package lists')
     .action(async (o: { json?: boolean }) => {
+      // Each language's clean environment, then the derived ones (--system-packages) found on disk.
+      const derived = environmentDirs().filter((name) => name.includes('+'));
+      const wanted: { language: EcosystemId; systemPackages: string[] }[] = ECOSYSTEM_IDS.map((language) => ({ language, systemPackages: [] }));
+      for (const name of derived) {
+        const marker = (await readMarker(path.join(rootfsRoot(), name))) ?? undefined;
+        if (marker?.systemPackages) wanted.push({ language: marker.language, systemPackages: marker.systemPackages });
+      }
       const rows = [];
-      for (const language of ECOSYSTEM_IDS) {
-        const { status, marker } = await inspectEnvironment(language);
-        const dir = rootfsDir(language);
+      for (const { language, systemPackages } of wanted) {
+        const { status, marker } = await inspectEnvironment(language, systemPackages);
+        const dir = rootfsDir(language, systemPackages);
         rows.push({
           language,
+          name: environmentName(language, systemPackages),
+          systemPackages,
           status,
           dir,
           sizeBytes: status === 'missing' ? 0 : await treeSize(dir),
@@ -67,14 +77,16 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
+      const width = Math.max(11, ...rows.map((r) => r.name.length));
       for (const r of rows) {
         const managers = Object.entries(r.packages).map(([m, p]) => `${Object.keys(p).length} ${m}`);
         const counts = [`${Object.keys(r.debian).length} Debian packages`, ...managers].join(', ');
         const built = r.builtAt ? `built ${r.builtAt}` : '';
-        process.stdout.write(`${r.language.padEnd(11)} ${r.status.padEnd(10)} ${mib(r.sizeBytes).padStart(9)}  ${built}  ${r.status === 'missing' ? '' : counts}\n`);
-        if (r.requested.length > 0) process.stdout.write(`${''.padEnd(11)} toolchain: ${r.requested.join(' ')}\n`);
+        process.stdout.write(`${r.name.padEnd(width)} ${r.status.padEnd(10)} ${mib(r.sizeBytes).padStart(9)}  ${built}  ${r.status === 'missing' ? '' : counts}\n`);
+        if (r.requested.length > 0) process.stdout.write(`${''.padEnd(width)} toolchain: ${r.requested.join(' ')}\n`);
+        if (r.systemPackages.length > 0) process.stdout.write(`${''.padEnd(width)} --system-packages ${r.systemPackages.join(',')}\n`);
       }
-      if (rows.some((r) => r.status !== 'ready')) process.stdout.write('build the others with `envproof env build <language>`\n');
+      if (rows.some((r) => r.status !== 'ready')) process.stdout.write('build the others with `envproof env build <language>` (with the same --system-packages for a derived one)\n');
     });
 
   env

@@ -68,7 +68,7 @@ export function rootfsDir(language: EcosystemId, systemPackages: readonly string
 
 export type EnvironmentStatus = 'ready' | 'missing' | 'unfinished' | 'outdated';
 
-async function readMarker(dir: string): Promise<EnvMarker | null> {
+export async function readMarker(dir: string): Promise<EnvMarker | null> {
   const text = await readFile(path.join(dir, MARKER_FILE), 'utf8').catch(() => null);
   try {
     return JSON.parse(text ?? '') as EnvMarker;
