@@ -1,11 +1,10 @@
 import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { withCacheView, type CacheLayers } from './cache-layers.js';
-import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, prepareWritableDirs, sandboxUid } from './environment.js';
+import { CA_BUNDLE, CACHE_INSIDE, JAVA_CA_STORE, prepareWritableDirs, programRun, sandboxUid } from './environment.js';
 import { DEFAULT_LIMITS, prlimitArgs, type ProgramRun, type SandboxLimits } from './limits.js';
 import { baselineOf, PRIVATE_TOP_LEVEL, systemPackagesOf, type Environment } from './rootfs.js';
 import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline, SystemPackage } from './types.js';
@@ -20,9 +19,6 @@ export interface BwrapPlan extends ProgramRun {
   rootEntries: readonly RootEntry[];
   /** Host files bound at the same path (each exists on the host and in the rootfs). */
   hostFiles: readonly string[];
-  timeoutMs: number;
-  /** CPUs of this machine: the CPU-time limit allows all of them busy for the whole timeout. */
-  cores: number;
   /** Switch to this uid inside, dropping every capability (only possible, and only needed, when envproof runs as root). */
   dropToUid?: number;
 }
@@ -122,18 +118,10 @@ export class BwrapSandbox implements Sandbox {
 
   private async run(req: ExecRequest, cacheDir: string): Promise<ExecResult> {
     const argv = bwrapArgv({
+      ...programRun(req, this.workDir, cacheDir, this.limits),
       rootfs: this.rootOnHost,
       rootEntries: this.rootEntries,
       hostFiles: this.hostFiles,
-      workDir: this.workDir,
-      cacheDir,
-      cwd: req.cwd,
-      network: req.network,
-      env: isolatedEnvironment(this.workDir, req.env),
-      argv: req.argv,
-      limits: this.limits,
-      timeoutMs: req.timeoutMs,
-      cores: os.availableParallelism(),
       dropToUid: this.dropToUid,
     });
     const result = await runProcess(argv, {

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { cacheRoot } from '../core/cache.js';
 import { runProcess } from '../core/process.js';
 import { sandboxCacheDir } from './environment.js';
+import { isAlive } from './lock.js';
 
 /** One package manager's cache under the shared directory, and how to publish into it what can be verified. */
 export interface CachePublisher {
@@ -67,15 +68,6 @@ export function overlaySupported(): Promise<boolean> {
 async function unmount(dir: string): Promise<void> {
   const r = await runProcess(['umount', dir], { env: HOST_ENV(), timeoutMs: 60_000 });
   if (r.exitCode !== 0) await runProcess(['umount', '--lazy', dir], { env: HOST_ENV(), timeoutMs: 60_000 });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Mount points at or below `dir`, deepest first. */

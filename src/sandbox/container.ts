@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { withCacheView, type CacheLayers } from './cache-layers.js';
 import { HOST_ENV, type ContainerEngine, type EngineSetup } from './engine.js';
-import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, prepareWritableDirs, SANDBOX_UID, sandboxUid } from './environment.js';
+import { CA_BUNDLE, CACHE_INSIDE, JAVA_CA_STORE, prepareWritableDirs, programRun, SANDBOX_UID, sandboxUid } from './environment.js';
 import type { ContainerImage } from './images.js';
 import { cpuSeconds, type ProgramRun, type SandboxLimits } from './limits.js';
 import { baselineQueries, DPKG_QUERY_ARGV, parseDpkgQuery } from './recipes.js';
@@ -22,8 +21,6 @@ export interface ContainerRunPlan extends ProgramRun {
   name: string;
   /** Host files bound read-only at the same path (this machine's CAs, to reach registries). */
   hostFiles: readonly string[];
-  timeoutMs: number;
-  cores: number;
 }
 
 /** The `docker run` / `podman run` command line for one program. Pure: the tests check it directly. */
@@ -104,20 +101,12 @@ export class ContainerSandbox implements Sandbox {
     return withCacheView(this.caches, req.network, async (cacheDir) => {
       const name = `envproof-${process.pid}-${++runCounter}`;
       const argv = containerRunArgv({
+        ...programRun(req, this.workDir, cacheDir, this.limits),
         engine: this.backend,
         setup: this.setup,
         image: this.image.tag,
         name,
-        workDir: this.workDir,
-        cacheDir,
         hostFiles: this.hostFiles,
-        cwd: req.cwd,
-        network: req.network,
-        env: isolatedEnvironment(this.workDir, req.env),
-        argv: req.argv,
-        limits: this.limits,
-        timeoutMs: req.timeoutMs,
-        cores: os.availableParallelism(),
       });
       const result = await runProcess(argv, { env: HOST_ENV(), timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes });
       // `--rm` removes a container whose client saw it end; a client killed at the time limit does not stop it.

@@ -1,8 +1,11 @@
 import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot, packageCacheEnv } from '../core/cache.js';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
+import type { ProgramRun, SandboxLimits } from './limits.js';
+import type { ExecRequest } from './types.js';
 
 /** Where the shared package caches appear inside isolating sandboxes (bwrap, docker, podman). */
 export const CACHE_INSIDE = '/envproof/cache';
@@ -41,6 +44,21 @@ export function isolatedEnvironment(workDir: string, extra: Record<string, strin
     ...packageCacheEnv(CACHE_INSIDE),
     MAVEN_OPTS: `-Dmaven.repo.local=${CACHE_INSIDE}/m2`,
     ...extra,
+  };
+}
+
+/** The part of a backend's command line that comes from the request: the same for every isolating backend. */
+export function programRun(req: ExecRequest, workDir: string, cacheDir: string, limits: SandboxLimits): ProgramRun {
+  return {
+    workDir,
+    cacheDir,
+    cwd: req.cwd,
+    network: req.network,
+    env: isolatedEnvironment(workDir, req.env),
+    argv: req.argv,
+    limits,
+    timeoutMs: req.timeoutMs,
+    cores: os.availableParallelism(),
   };
 }
 

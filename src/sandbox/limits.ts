@@ -47,4 +47,7 @@ export interface ProgramRun {
   env: Record<string, string>;
   argv: readonly string[];
   limits: SandboxLimits;
+  timeoutMs: number;
+  /** CPUs of this machine: the CPU-time limit allows all of them busy for the whole timeout. */
+  cores: number;
 }
