@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { AuditReport } from '../../src/audit/report.js';
+import { debianPackageFor } from '../../src/ecosystems/cpp/debian-packages.js';
 import { renderAuditText } from '../../src/report/audit-text.js';
 import { rootfsDir } from '../../src/sandbox/rootfs.js';
 import { runCli } from '../helpers/cli.js';
@@ -22,8 +23,19 @@ function dpkgVersion(rootfs: string, pkg: string): string | undefined {
 describe('--system-packages: a derived environment', () => {
   before(() => buildEnvironment('cpp'));
 
+  it('names the Debian package a failing find_package needs, for the common CMake packages', () => {
+    assert.equal(debianPackageFor('Brotli'), 'libbrotli-dev');
+    assert.equal(debianPackageFor('libbrotlidec'), 'libbrotli-dev', 'as a pkg-config module');
+    assert.equal(debianPackageFor('nlohmann_json'), 'nlohmann-json3-dev');
+    assert.equal(debianPackageFor('Protobuf'), 'libprotobuf-dev,protobuf-compiler');
+    assert.equal(debianPackageFor('NoSuchThing'), undefined);
+  });
+
   it('lets a C++ project that needs a library the clean environment lacks build, and reports the package as a system dependency', () => {
-    // Without the package the header-only nlohmann_json is missing (test/sandbox/audit-parity.test.ts checks that).
+    // Without the package the header-only nlohmann_json is missing, and the hint names the option that adds it.
+    const clean = runCli(['audit', path.join(FIXTURES, 'cpp-json'), '--sandbox', 'bwrap', '-q']);
+    assert.equal(clean.status, 2, clean.stderr);
+    assert.match(clean.stderr, /hint: add Debian's nlohmann-json3-dev to the environment with --system-packages nlohmann-json3-dev/);
     const r = runCli(['audit', path.join(FIXTURES, 'cpp-json'), '--json', '--sandbox', 'bwrap', '--system-packages', 'nlohmann-json3-dev'], { timeoutMs: 20 * 60_000 });
     assert.ok(r.status === 0 || r.status === 1, r.stderr);
     const report = JSON.parse(r.stdout) as AuditReport;

@@ -11,6 +11,7 @@ import { tail } from '../../core/process.js';
 import type { Dependency } from '../../core/types.js';
 import type { AuditContext, InstallResult } from '../types.js';
 import { contentSource, type CmakeDeclaration } from './declarations.js';
+import { debianPackageFor } from './debian-packages.js';
 import { classifyConfigureFailure } from './failure.js';
 import { readCmakeProject } from './manifest.js';
 import { cmakeName } from './names.js';
@@ -136,6 +137,13 @@ function foundPackages(log: ProviderLog, cmakeRoot: string | undefined): Depende
     .map((r) => ({ name: cmakeName(r.name), version: r.version, id: r.name, source: r.files[0] ?? 'find_package' }));
 }
 
+/** What adds the library: the Debian package that provides it (through --system-packages), when known. */
+function missingLibraryHint(subject: string | undefined): string {
+  const pkg = subject ? debianPackageFor(subject) : undefined;
+  const add = pkg ? `add Debian's ${pkg} to the environment with --system-packages ${pkg}` : "add the library's Debian development package to the environment with --system-packages <package>";
+  return `${add} (the clean environment has only the toolchain and zlib), or fetch the library with FetchContent`;
+}
+
 function configureFailure(output: string, log: ProviderLog): StepFailedError {
   const classified = classifyConfigureFailure(output);
   // The provider saw the request but configure stopped before the result: that package is the missing one.
@@ -148,7 +156,7 @@ function configureFailure(output: string, log: ProviderLog): StepFailedError {
     build: 'the build failed',
   }[classified.failureClass];
   const hint = {
-    'missing-system-library': "install the library's development package in the environment, or fetch it with FetchContent",
+    'missing-system-library': missingLibraryHint(subject),
     'fetch-failure': 'check the FetchContent URL/GIT_REPOSITORY and GIT_TAG, and that the environment can reach them',
     'build-configuration': 'the CMake errors are in the output above',
     build: undefined,
