@@ -1,10 +1,12 @@
 /**
  * Sandbox figures: environment build time per language (as recorded when built; nothing is built here),
- * per-run start overhead of bwrap against host, and the effect of the shared pip cache on a second install.
+ * per-run start overhead of bwrap and podman against host, and the effect of the shared npm cache (what a first
+ * install publishes) on a second install.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { cacheRoot } from '../src/core/cache.js';
 import { ECOSYSTEM_IDS } from '../src/core/types.js';
 import { createSandbox } from '../src/sandbox/index.js';
 import { inspectEnvironment } from '../src/sandbox/rootfs.js';
@@ -43,45 +45,56 @@ try {
     console.log('python environment not built: run `envproof env build python` for the run figures');
   } else {
     const host = await createSandbox({ backend: 'host', language: 'python', hostWorkDir: workDir('host') });
-    const bwrap = await createSandbox({ backend: 'bwrap', language: 'python', hostWorkDir: workDir('bwrap') });
-    console.log(`start overhead, median of ${RUNS} runs:`);
+    const isolating: Sandbox[] = [await createSandbox({ backend: 'bwrap', language: 'python', hostWorkDir: workDir('bwrap') })];
+    const podman = await createSandbox({ backend: 'podman', language: 'python', hostWorkDir: workDir('podman') }).catch((err: Error) => {
+      console.log(`podman: not measured (${err.message})`);
+      return null;
+    });
+    if (podman) isolating.push(podman);
+    console.log(`start overhead, median of ${RUNS} runs (each isolating run includes its cache layer):`);
     for (const argv of [['true'], ['python3', '-c', 'pass']]) {
       const h: number[] = [];
-      const b: number[] = [];
+      const times = isolating.map(() => [] as number[]);
       for (let i = 0; i < RUNS; i++) {
         h.push(await timed(host, argv));
-        b.push(await timed(bwrap, argv));
+        for (const [j, sb] of isolating.entries()) times[j]!.push(await timed(sb, argv));
       }
-      const label = argv.join(' ').padEnd(18);
-      console.log(`  ${label} host ${median(h).toFixed(1)} ms  bwrap ${median(b).toFixed(1)} ms  ratio ${(median(b) / median(h)).toFixed(2)}`);
+      const figures = isolating.map((sb, j) => `${sb.backend} ${median(times[j]!).toFixed(1)} ms (×${(median(times[j]!) / median(h)).toFixed(1)})`);
+      console.log(`  ${argv.join(' ').padEnd(18)} host ${median(h).toFixed(1)} ms  ${figures.join('  ')}`);
     }
+    for (const sb of [host, ...isolating]) await sb.dispose();
 
-    // Private caches inside the shared cache mount, so that each first install starts from an empty cache.
-    const cacheEffect = async (language: 'python' | 'javascript', label: string, cacheVar: string, steps: (dir: string) => string[][]) => {
+    // A private cache root (the root filesystems linked in), so that the first install starts from an empty shared
+    // cache; what it publishes (verified against the registry) is what the second install finds.
+    const cacheEffect = async (language: 'javascript', label: string, steps: (dir: string) => string[][]) => {
       if ((await inspectEnvironment(language)).status !== 'ready') return console.log(`${label}: ${language} environment not built`);
-      const cache = `/envproof/cache/${language === 'python' ? 'pip' : 'npm'}/bench-${process.pid}`;
+      const realRoot = cacheRoot();
+      const temp = mkdtempSync(path.join(os.tmpdir(), 'envproof-bench-cache-'));
+      symlinkSync(path.join(realRoot, 'rootfs'), path.join(temp, 'rootfs'));
+      process.env.ENVPROOF_CACHE_DIR = temp;
       const install = async (name: string) => {
         const sb = await createSandbox({ backend: 'bwrap', language, hostWorkDir: workDir(name) });
-        let last = 0;
+        const started = performance.now();
         for (const argv of steps(sb.workDir)) {
-          const r = await sb.exec({ argv, cwd: sb.workDir, network: true, timeoutMs: 600_000, env: { [cacheVar]: cache } });
+          const r = await sb.exec({ argv, cwd: sb.workDir, network: true, timeoutMs: 600_000 });
           if (r.exitCode !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr}`);
-          last = r.durationMs;
         }
-        return { sb, ms: last };
+        const ms = performance.now() - started; // the install and the publishing after it
+        await sb.dispose();
+        return ms;
       };
-      const first = await install(`${language}-1`);
-      const second = await install(`${language}-2`);
-      const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-      console.log(`${label}: first ${s(first.ms)}, second ${s(second.ms)}, second/first ${(second.ms / first.ms).toFixed(2)}`);
-      await second.sb.exec({ argv: ['rm', '-rf', cache], cwd: second.sb.workDir, network: true, timeoutMs: 60_000 });
+      try {
+        const first = await install(`${language}-1`);
+        const second = await install(`${language}-2`);
+        const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+        console.log(`${label}: first ${s(first)} (with publishing), second ${s(second)}, second/first ${(second / first).toFixed(2)}`);
+      } finally {
+        process.env.ENVPROOF_CACHE_DIR = realRoot;
+        rmSync(temp, { recursive: true, force: true });
+      }
     };
-    console.log('cache effect under bwrap (the install step only):');
-    await cacheEffect('python', '  pip install requests==2.32.3 (5 packages)', 'PIP_CACHE_DIR', (dir) => [
-      ['python3', '-m', 'venv', `${dir}/venv`],
-      [`${dir}/venv/bin/pip`, 'install', 'requests==2.32.3'],
-    ]);
-    await cacheEffect('javascript', '  npm install express@4.21.2 (~65 packages)', 'npm_config_cache', (dir) => [
+    console.log('cache effect under bwrap (pip publishes nothing into the shared cache: docs/sandbox-caches.md):');
+    await cacheEffect('javascript', '  npm install express@4.21.2 (~65 packages)', (dir) => [
       ['sh', '-c', `cd ${dir} && echo '{"name":"b","version":"1.0.0"}' > package.json`],
       ['npm', 'install', '--prefix', dir, 'express@4.21.2'],
     ]);

@@ -29,6 +29,13 @@ want python3 python3
 # Sandboxes (test/sandbox): bubblewrap runs programs in namespaces, debootstrap builds the clean root filesystems.
 want bwrap bubblewrap
 want debootstrap debootstrap
+# The host backend cuts the network of traced runs in a network namespace and brings its loopback up with ip.
+want ip iproute2
+# The podman backend (test/sandbox runs it for real): Debian's podman, runc (crun refuses hybrid cgroup
+# hierarchies; envproof finds which runtime works), and the CNI plugins for the install steps' bridge network.
+want podman podman
+want runc runc
+want_deb containernetworking-plugins
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"

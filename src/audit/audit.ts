@@ -1,12 +1,13 @@
 import path from 'node:path';
 import type { EcosystemId } from '../core/types.js';
-import { EnvproofError, InfrastructureError, NoEntryPointError } from '../core/errors.js';
+import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError, UsageError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
-import { createSandbox, type BackendChoice } from '../sandbox/index.js';
-import type { Sandbox, SandboxBackend } from '../sandbox/types.js';
+import { createSandbox, type BackendChoice, type EnvironmentChoice } from '../sandbox/index.js';
+import type { ExecIsolation, ExecResult, Sandbox, SandboxBackend } from '../sandbox/types.js';
 import { traceRun } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
+import { keepNamedFiles } from './kept-files.js';
 import { layer, measure, type Layers } from './measure.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit, type PhaseTimes, type RunOutcome } from './report.js';
 import { whyNotStarted } from './run-start.js';
@@ -22,6 +23,10 @@ export interface AuditOptions {
   timeoutSec: number;
   keep: boolean;
   sandbox: BackendChoice;
+  /** The environment beyond the backend: extra Debian packages, the container base image. */
+  environment?: EnvironmentChoice;
+  /** With `--sandbox auto`, run on the host (with a warning) where bubblewrap cannot run, instead of refusing. */
+  allowHostFallback?: boolean;
   /**
    * Per ecosystem, which of its alternative views of D3 the metrics use instead of its default (e.g. java:
    * `opened`, the paper's jars-opened figures, instead of `loaded`).
@@ -30,6 +35,8 @@ export interface AuditOptions {
   progress(message: string): void;
   /** Told which backend the sandbox is, as soon as it exists (also when a later step fails). */
   onSandbox?(backend: SandboxBackend): void;
+  /** Warnings for the terminal that `-q` does not silence (default: progress). */
+  warn?(message: string): void;
 }
 
 const OUTPUT_TAIL_BYTES = 4000;
@@ -38,9 +45,10 @@ function withoutOwn<T extends { name: string }>(deps: readonly T[], own: Readonl
   return deps.filter((d) => !own.has(d.name));
 }
 
-type TraceOutcome = { exitCode: number | null; signal: string | null; timedOut: boolean; durationMs: number; stdout: string; stderr: string };
+/** Where a sandbox did not say what it isolated, nothing is claimed. */
+const UNKNOWN_ISOLATION: ExecIsolation = { networkOff: false, filesystemConfined: false, ownProcessTree: false, shortfall: 'the sandbox did not report what it isolated' };
 
-function outcome(choice: RunChoice, r: TraceOutcome, notStarted: string | undefined): RunOutcome {
+function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefined): RunOutcome {
   const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
   return {
     command: choice.display ?? shellCommandLine(choice.argv),
@@ -55,6 +63,7 @@ function outcome(choice: RunChoice, r: TraceOutcome, notStarted: string | undefi
     success: notStarted === undefined && r.exitCode === 0 && !r.timedOut,
     durationMs: Math.round(r.durationMs),
     outputTail: output.length > OUTPUT_TAIL_BYTES ? output.slice(-OUTPUT_TAIL_BYTES) : output,
+    isolation: r.isolation ?? UNKNOWN_ISOLATION,
   };
 }
 
@@ -71,9 +80,17 @@ async function asInfrastructure<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof EnvproofError && !(err instanceof InfrastructureError)) throw new InfrastructureError(err.message, err.hint, err.details);
+    if (err instanceof EnvproofError && !(err instanceof InfrastructureError) && !(err instanceof UsageError)) throw new InfrastructureError(err.message, err.hint, err.details);
     throw err;
   }
+}
+
+/** The failure, with the files its message names inside the sandbox copied where the user can open them. */
+async function withKeptFiles(err: StepFailedError, sandbox: Sandbox, keep: boolean): Promise<StepFailedError> {
+  const kept = await keepNamedFiles(`${err.message}\n${err.output}`, sandbox, keep);
+  if (kept.length === 0) return err;
+  const output = `${err.output.trimEnd()}\n${kept.map((l) => `[envproof] ${l}`).join('\n')}`;
+  return new StepFailedError(err.step, err.failureClass, err.message, output, err.hint);
 }
 
 /** The ecosystem's own entry point, else the command the README's run section gives. */
@@ -138,8 +155,18 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
   }
   let sandbox: Sandbox | undefined;
   try {
-    sandbox = await asInfrastructure(createSandbox({ backend: opts.sandbox, language: module.id, hostWorkDir: work.root, progress: opts.progress }));
-    const sandboxInfo = describeSandbox(sandbox);
+    sandbox = await asInfrastructure(
+      createSandbox({
+        ...opts.environment,
+        backend: opts.sandbox,
+        language: module.id,
+        hostWorkDir: work.root,
+        progress: opts.progress,
+        allowHostFallback: opts.allowHostFallback,
+      }),
+    );
+    if (sandbox.isolationWarning) (opts.warn ?? opts.progress)(`warning: ${sandbox.isolationWarning}`);
+    const sandboxInfo = describeSandbox(sandbox, opts.sandbox);
     partial.sandbox = sandboxInfo;
     opts.onSandbox?.(sandbox.backend);
     const insideWork = sandbox.workDir;
@@ -187,6 +214,8 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
     phases.run -= phases.tracing;
     const run = outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs));
 
+    notes.push(...(await keepNamedFiles(run.outputTail, sandbox, opts.keep)));
+    if (run.isolation.shortfall) notes.push(`the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);
     if (own.size) notes.push(`${[...own].sort().join(', ')} ${own.size === 1 ? 'is' : 'are'} the project itself: not counted as a dependency in any layer`);
     const base = {
       schemaVersion: AUDIT_SCHEMA_VERSION as typeof AUDIT_SCHEMA_VERSION,
@@ -195,6 +224,7 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
       ecosystem: module.id,
       manifest: declared.manifest,
       sandbox: sandboxInfo,
+      systemDependencies: sandbox.systemPackages.map(({ name, version }) => ({ name, version })),
       otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
       skipped: declared.skipped,
       ownPackages: [...own].sort(),
@@ -231,15 +261,18 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
     lap('analysis');
     report.phasesMs = { ...phases };
     return report;
+  } catch (err) {
+    throw sandbox && err instanceof StepFailedError ? await withKeptFiles(err, sandbox, opts.keep) : err;
   } finally {
     await sandbox?.dispose();
     if (!opts.keep) await removeWorkDir(work);
   }
 }
 
-function describeSandbox(sandbox: Sandbox): AuditReport['sandbox'] {
+function describeSandbox(sandbox: Sandbox, requested: BackendChoice): AuditReport['sandbox'] {
   return {
     backend: sandbox.backend,
+    requested,
     ...(sandbox.isolationWarning ? { warning: sandbox.isolationWarning } : {}),
     ...(sandbox.baseline
       ? { baseline: { debian: sandbox.baseline.debian.length, packages: Object.fromEntries(Object.entries(sandbox.baseline.packages).map(([k, v]) => [k, v.length])) } }

@@ -1,5 +1,6 @@
 import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry, UntracedGapSets, UntracedMetrics } from '../core/types.js';
-import type { SandboxBackend } from '../sandbox/types.js';
+import type { BackendChoice } from '../sandbox/index.js';
+import type { ExecIsolation, SandboxBackend } from '../sandbox/types.js';
 
 /** Version of the `envproof audit --json` document; bumped on any incompatible change (docs/audit-json.md). */
 export const AUDIT_SCHEMA_VERSION = 1;
@@ -38,6 +39,8 @@ export interface RunOutcome {
   durationMs: number;
   /** The tail of what the program printed (stdout then stderr). */
   outputTail: string;
+  /** What isolation the traced run really had (the host backend may give less than asked for). */
+  isolation: ExecIsolation;
 }
 
 export interface PhaseTimes {
@@ -61,10 +64,16 @@ export interface AuditReport {
    * `baseline`: how many packages the clean environment holds before anything is installed (Debian's, and each
    * package manager's). D2 is measured inside a private environment created from it, so they are never in D2.
    */
-  sandbox: { backend: SandboxBackend; warning?: string; baseline?: { debian: number; packages: Record<string, number> } };
+  /** `requested`: the user's --sandbox choice (`auto` included), `backend` the one that ran. */
+  sandbox: { backend: SandboxBackend; requested: BackendChoice; warning?: string; baseline?: { debian: number; packages: Record<string, number> } };
   /** `traced` is null when the program never started (`run.started` false): D3 is unknown, not empty. */
   layers: { declared: LayerEntry[]; installed: LayerEntry[]; traced: LayerEntry[] | null };
   layerCounts: { declared: LayerCount; installed: LayerCount; traced: LayerCount | null };
+  /**
+   * Debian packages the project needs beyond the clean environment, as the user named them (--system-packages),
+   * with the versions the environment installed; empty in the paper's strict clean environment.
+   */
+  systemDependencies: { name: string; version: string }[];
   /** The project's own packages, removed from every layer (never its own dependency). */
   ownPackages: string[];
   /** Build tools (C++: find_package(PkgConfig), Git, Doxygen, ...), declared and found; in no layer. */

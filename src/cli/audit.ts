@@ -7,6 +7,7 @@ import { renderAuditText } from '../report/audit-text.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import type { SetExitCode } from './commands.js';
+import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS } from './exit-codes.js';
 
 const FINDING_KINDS = ['phantom', 'hidden', 'bloat', 'transitive', 'run'] as const;
@@ -48,7 +49,7 @@ function failedAuditJson(err: EnvproofError, partial: PartialAudit | undefined):
 }
 
 export function registerAudit(program: Command, setExitCode: SetExitCode): void {
-  program
+  const command = program
     .command('audit')
     .description('Audit one project: declared (D1), installed (D2) and runtime-traced (D3) dependencies, their gaps and metrics')
     .argument('<dir>', 'the project directory')
@@ -62,9 +63,11 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .option('--keep', 'keep the work directory and print its path')
     .option('--verbose', 'also show the full command line that was traced')
     .option('-q, --quiet', 'no progress messages')
-    .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error (also when the traced program never started).')
-    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: JavaAttribution; json?: boolean; keep?: boolean; verbose?: boolean; quiet?: boolean }) => {
+    .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error (also when the traced program never started).');
+  addEnvironmentOptions(command).action(
+    async (dir: string, o: EnvironmentFlags & { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: JavaAttribution; json?: boolean; keep?: boolean; verbose?: boolean; quiet?: boolean }) => {
       const failOn = parseFailOn(o.failOn);
+      const environment = environmentChoice(o);
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
       // Loaded on use, so other commands start without the audit machinery.
       const { runAudit, partialAuditOf } = await import('../audit/audit.js');
@@ -77,8 +80,12 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
           timeoutSec: parseTimeout(o.timeout),
           keep: Boolean(o.keep),
           sandbox: o.sandbox,
+          environment,
+          // An audit may run on the host where bwrap cannot, saying so on stderr and in the report; `run` may not.
+          allowHostFallback: true,
           tracedView: tracedViewOf(o.javaAttribution),
           progress,
+          warn: (m) => process.stderr.write(`envproof: ${m}\n`),
         });
       } catch (err) {
         if (o.json && err instanceof EnvproofError) process.stdout.write(failedAuditJson(err, partialAuditOf(err)));
@@ -90,5 +97,6 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderAuditText(report, { verbose: o.verbose }));
       if (!report.run.started) process.stderr.write(`envproof: the traced program never started (${report.run.notStarted}); D3 is unknown\nhint: check the command${report.run.reason === '--run' ? ' given with --run' : ''}: ${report.run.command}\n`);
       setExitCode(auditExitCode(report, failOn));
-    });
+    },
+  );
 }

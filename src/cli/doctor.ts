@@ -14,15 +14,15 @@ export function registerDoctor(program: Command, setExitCode: SetExitCode): void
     });
 }
 
-/** Prints checks (or their JSON); exit code 1 when any failed. Shared with `envproof env doctor`. */
+/** Prints checks (or their JSON); exit code 1 when any that is not optional failed. Shared with `envproof env doctor`. */
 export function printChecks(checks: Check[], json: boolean, setExitCode: SetExitCode): void {
   if (json) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
   else {
     const width = Math.max(...checks.map((c) => c.name.length));
     for (const c of checks) {
-      process.stdout.write(`${c.ok ? 'ok     ' : 'MISSING'}  ${c.name.padEnd(width)}  ${c.detail}\n`);
+      process.stdout.write(`${c.ok ? 'ok     ' : c.optional ? 'n/a    ' : 'MISSING'}  ${c.name.padEnd(width)}  ${c.detail}\n`);
       if (!c.ok && c.fix) process.stdout.write(`         fix: ${c.fix}\n`);
     }
   }
-  setExitCode(checks.every((c) => c.ok) ? EXIT_CLEAN : EXIT_FINDINGS);
+  setExitCode(checks.every((c) => c.ok || c.optional) ? EXIT_CLEAN : EXIT_FINDINGS);
 }

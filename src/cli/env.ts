@@ -1,10 +1,13 @@
-import type { Command } from 'commander';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { doctorChecks } from '../sandbox/doctor.js';
 import { printChecks } from './doctor.js';
-import { ensureEnvironment, inspectEnvironment, rootfsDir, treeSize } from '../sandbox/rootfs.js';
+import { prepareEnvironment } from '../sandbox/index.js';
+import { ensureEnvironment, environmentDirs, environmentName, inspectEnvironment, readMarker, rootfsDir, rootfsRoot, treeSize } from '../sandbox/rootfs.js';
 import type { SetExitCode } from './commands.js';
+import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 
 function languagesOf(arg: string): EcosystemId[] {
   if (arg === 'all') return [...ECOSYSTEM_IDS];
@@ -16,30 +19,50 @@ function languagesOf(arg: string): EcosystemId[] {
 const mib = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MiB`;
 
 export function registerEnv(program: Command, setExitCode: SetExitCode): void {
-  const env = program.command('env').description('Build, list and check the clean environments of the bwrap sandbox');
+  const env = program.command('env').description('Build, list and check the clean environments of the sandboxes');
 
-  env
+  const build = env
     .command('build <language>')
-    .description(`Build (or with --force rebuild) the root filesystem of a language (${ECOSYSTEM_IDS.join(', ')}, all)`)
-    .option('--force', 'rebuild even when a finished environment exists')
-    .action(async (arg: string, o: { force?: boolean }) => {
-      for (const language of languagesOf(arg)) {
-        const e = await ensureEnvironment(language, { force: o.force, progress: (m) => process.stderr.write(`${m}\n`) });
-        process.stdout.write(`${language}: ready at ${e.dir} (built ${e.marker.builtAt})\n`);
+    .description(`Build (or with --force rebuild) the environment of a language (${ECOSYSTEM_IDS.join(', ')}, all): its root filesystem, and with --sandbox podman|docker its image`)
+    .option('--force', 'rebuild the root filesystem even when a finished one exists')
+    .addOption(new Option('--sandbox <backend>', 'also make the image of this container engine').choices(['bwrap', 'podman', 'docker']).default('bwrap'));
+  addEnvironmentOptions(build).action(async (arg: string, o: EnvironmentFlags & { force?: boolean; sandbox: 'bwrap' | 'podman' | 'docker' }) => {
+    const choice = environmentChoice(o);
+    const progress = (m: string) => process.stderr.write(`${m}\n`);
+    const extra = choice.systemPackages?.length ? ` with ${choice.systemPackages.join(', ')}` : '';
+    for (const language of languagesOf(arg)) {
+      if (o.sandbox === 'bwrap' || o.force) {
+        if (choice.imageBase === 'ubuntu') throw new UsageError('--image-base ubuntu needs --sandbox podman or docker');
+        const e = await ensureEnvironment(language, { force: o.force, systemPackages: choice.systemPackages, progress });
+        process.stdout.write(`${language}${extra}: ready at ${e.dir} (built ${e.marker.builtAt})\n`);
       }
-    });
+      if (o.sandbox !== 'bwrap') {
+        await prepareEnvironment(o.sandbox, language, choice, progress);
+        process.stdout.write(`${language}${extra}: ${o.sandbox} image ready (base ${choice.imageBase})\n`);
+      }
+    }
+  });
 
   env
     .command('list')
     .description('Show each environment with its size, build date and packages')
     .option('--json', 'print as JSON, with the complete package lists')
     .action(async (o: { json?: boolean }) => {
+      // Each language's clean environment, then the derived ones (--system-packages) found on disk.
+      const derived = environmentDirs().filter((name) => name.includes('+'));
+      const wanted: { language: EcosystemId; systemPackages: string[] }[] = ECOSYSTEM_IDS.map((language) => ({ language, systemPackages: [] }));
+      for (const name of derived) {
+        const marker = (await readMarker(path.join(rootfsRoot(), name))) ?? undefined;
+        if (marker?.systemPackages) wanted.push({ language: marker.language, systemPackages: marker.systemPackages });
+      }
       const rows = [];
-      for (const language of ECOSYSTEM_IDS) {
-        const { status, marker } = await inspectEnvironment(language);
-        const dir = rootfsDir(language);
+      for (const { language, systemPackages } of wanted) {
+        const { status, marker } = await inspectEnvironment(language, systemPackages);
+        const dir = rootfsDir(language, systemPackages);
         rows.push({
           language,
+          name: environmentName(language, systemPackages),
+          systemPackages,
           status,
           dir,
           sizeBytes: status === 'missing' ? 0 : await treeSize(dir),
@@ -54,19 +77,21 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
+      const width = Math.max(11, ...rows.map((r) => r.name.length));
       for (const r of rows) {
         const managers = Object.entries(r.packages).map(([m, p]) => `${Object.keys(p).length} ${m}`);
         const counts = [`${Object.keys(r.debian).length} Debian packages`, ...managers].join(', ');
         const built = r.builtAt ? `built ${r.builtAt}` : '';
-        process.stdout.write(`${r.language.padEnd(11)} ${r.status.padEnd(10)} ${mib(r.sizeBytes).padStart(9)}  ${built}  ${r.status === 'missing' ? '' : counts}\n`);
-        if (r.requested.length > 0) process.stdout.write(`${''.padEnd(11)} toolchain: ${r.requested.join(' ')}\n`);
+        process.stdout.write(`${r.name.padEnd(width)} ${r.status.padEnd(10)} ${mib(r.sizeBytes).padStart(9)}  ${built}  ${r.status === 'missing' ? '' : counts}\n`);
+        if (r.requested.length > 0) process.stdout.write(`${''.padEnd(width)} toolchain: ${r.requested.join(' ')}\n`);
+        if (r.systemPackages.length > 0) process.stdout.write(`${''.padEnd(width)} --system-packages ${r.systemPackages.join(',')}\n`);
       }
-      if (rows.some((r) => r.status !== 'ready')) process.stdout.write('build the others with `envproof env build <language>`\n');
+      if (rows.some((r) => r.status !== 'ready')) process.stdout.write('build the others with `envproof env build <language>` (with the same --system-packages for a derived one)\n');
     });
 
   env
     .command('doctor')
-    .description('Check bubblewrap, namespaces, ptrace, debootstrap and disk space; say how to fix what is missing')
+    .description('Check bubblewrap, namespaces, ptrace, debootstrap and disk space, and what the host, podman and docker backends can do here; say how to fix what is missing')
     .option('--json', 'print the checks as JSON')
     .addHelpText('after', '\nExit codes: 0 everything present, 1 something missing.')
     .action(async (o: { json?: boolean }) => {

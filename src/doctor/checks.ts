@@ -7,6 +7,8 @@ export interface Check {
   detail: string;
   /** A command that fixes it. */
   fix?: string;
+  /** Needed only for a backend one may not use (podman, docker, host): reported, but not a failure. */
+  optional?: boolean;
 }
 
 interface ToolSpec {

@@ -3,12 +3,13 @@ import type { AuditReport } from '../audit/report.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError } from '../core/errors.js';
 import { tail } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
-import type { BackendChoice } from '../sandbox/index.js';
+import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
 import { classifyRunFailure, classifyStepFailure, type ErrorClass } from './classify.js';
 
 export interface ExecuteOptions {
   language: EcosystemId;
   sandbox: BackendChoice;
+  environment?: EnvironmentChoice;
   timeoutSec: number;
   /** Which view of D3 the metrics use per ecosystem (java: `loaded` or `opened`), as `audit --java-attribution`. */
   tracedView?: AuditOptions['tracedView'];
@@ -45,6 +46,7 @@ export async function executeAttempt(projectDir: string, opts: ExecuteOptions): 
       keep: false,
       sandbox: opts.sandbox,
       ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
+      environment: opts.environment,
       progress: opts.progress,
       onSandbox: (backend) => {
         sandbox = backend;

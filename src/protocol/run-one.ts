@@ -6,7 +6,7 @@ import type { AuditReport } from '../audit/report.js';
 import { errorMessage } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
-import type { BackendChoice } from '../sandbox/index.js';
+import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
 import type { ResultsStore } from '../store/store.js';
 import type { AttemptRecord, RunKey, StoredRun } from '../store/types.js';
 import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
@@ -28,6 +28,8 @@ export interface ProtocolOptions {
   /** Repair rounds after the first attempt (the paper's k). */
   repairs: number;
   sandbox: BackendChoice;
+  /** Extra Debian packages, container base image. */
+  environment?: EnvironmentChoice;
   /** Time limit of the program's run, seconds. */
   runTimeoutSec: number;
   /** Time limit of one agent turn, seconds. */
@@ -196,6 +198,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
           const outcome = await executeAttempt(workspace, {
             language: plan.language,
             sandbox: opts.sandbox,
+            environment: opts.environment,
             timeoutSec: opts.runTimeoutSec,
             ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
             progress: () => {},

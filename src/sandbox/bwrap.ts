@@ -1,16 +1,13 @@
 import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
-import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, prepareWritableDirs, SANDBOX_UID, sandboxCacheDir } from './environment.js';
+import { withCacheView, type CacheLayers } from './cache-layers.js';
+import { CA_BUNDLE, CACHE_INSIDE, JAVA_CA_STORE, prepareWritableDirs, programRun, sandboxUid } from './environment.js';
 import { DEFAULT_LIMITS, prlimitArgs, type ProgramRun, type SandboxLimits } from './limits.js';
-import { baselineOf, MARKER_FILE, type Environment } from './rootfs.js';
-import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline } from './types.js';
-
-/** Top-level rootfs entries that are not bound: bwrap provides fresh /dev, /proc, /tmp; homes stay invisible. */
-const NOT_BOUND = new Set(['dev', 'proc', 'sys', 'tmp', 'root', 'home', MARKER_FILE]);
+import { baselineOf, PRIVATE_TOP_LEVEL, systemPackagesOf, type Environment } from './rootfs.js';
+import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline, SystemPackage } from './types.js';
 
 /** Host files bound read-only over the rootfs's own: DNS and the CAs this machine uses to reach registries. */
 const HOST_FILES = ['/etc/resolv.conf', '/etc/hosts', CA_BUNDLE, JAVA_CA_STORE];
@@ -22,9 +19,6 @@ export interface BwrapPlan extends ProgramRun {
   rootEntries: readonly RootEntry[];
   /** Host files bound at the same path (each exists on the host and in the rootfs). */
   hostFiles: readonly string[];
-  timeoutMs: number;
-  /** CPUs of this machine: the CPU-time limit allows all of them busy for the whole timeout. */
-  cores: number;
   /** Switch to this uid inside, dropping every capability (only possible, and only needed, when envproof runs as root). */
   dropToUid?: number;
 }
@@ -72,7 +66,7 @@ function traversableParents(dir: string): string[] {
 /** What to bind from a root filesystem's top level: directories read-only, symlinks (usr-merge) as symlinks. */
 export function rootEntriesOf(rootfs: string): RootEntry[] {
   return readdirSync(rootfs)
-    .filter((name) => !NOT_BOUND.has(name))
+    .filter((name) => !PRIVATE_TOP_LEVEL.has(name))
     .sort()
     .map((name) => {
       const full = path.join(rootfs, name);
@@ -86,24 +80,26 @@ export class BwrapSandbox implements Sandbox {
   readonly workDir: string;
   readonly rootOnHost: string;
   readonly baseline: SandboxBaseline;
+  readonly systemPackages: readonly SystemPackage[];
   private readonly rootEntries: RootEntry[];
   private readonly hostFiles: string[];
-  private readonly cacheDir = sandboxCacheDir();
   /**
    * As root, bwrap runs privileged (it must read root filesystems under root's home) and the program is
    * switched to SANDBOX_UID inside, after the mounts are made.
    */
-  private readonly dropToUid = process.getuid?.() === 0 ? SANDBOX_UID : undefined;
+  private readonly dropToUid = sandboxUid();
 
   constructor(
     readonly language: EcosystemId,
     readonly hostWorkDir: string,
     env: Environment,
+    private readonly caches: CacheLayers,
     private readonly limits: SandboxLimits = DEFAULT_LIMITS,
   ) {
     this.workDir = path.resolve(hostWorkDir);
     this.rootOnHost = env.dir;
     this.baseline = baselineOf(env.marker);
+    this.systemPackages = systemPackagesOf(env.marker);
     this.rootEntries = rootEntriesOf(env.dir);
     const top = this.workDir.split('/')[1] ?? '';
     if (this.rootEntries.some((e) => e.name === top) || this.workDir === '/') {
@@ -117,33 +113,30 @@ export class BwrapSandbox implements Sandbox {
 
   async exec(req: ExecRequest): Promise<ExecResult> {
     await prepareWritableDirs(this.workDir, this.dropToUid);
+    return withCacheView(this.caches, req.network, (cacheDir) => this.run(req, cacheDir));
+  }
+
+  private async run(req: ExecRequest, cacheDir: string): Promise<ExecResult> {
     const argv = bwrapArgv({
+      ...programRun(req, this.workDir, cacheDir, this.limits),
       rootfs: this.rootOnHost,
       rootEntries: this.rootEntries,
       hostFiles: this.hostFiles,
-      workDir: this.workDir,
-      cacheDir: this.cacheDir,
-      cwd: req.cwd,
-      network: req.network,
-      env: isolatedEnvironment(this.workDir, req.env),
-      argv: req.argv,
-      limits: this.limits,
-      timeoutMs: req.timeoutMs,
-      cores: os.availableParallelism(),
       dropToUid: this.dropToUid,
     });
-    return runProcess(argv, {
+    const result = await runProcess(argv, {
       env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
       timeoutMs: req.timeoutMs,
       maxOutputBytes: req.maxOutputBytes,
     });
+    return { ...result, isolation: { networkOff: !req.network, filesystemConfined: true, ownProcessTree: true } };
   }
 
   toHost(insidePath: string): string | null {
     const p = path.posix.normalize(insidePath);
     const under = (dir: string) => p === dir || p.startsWith(`${dir}/`);
     if (under(this.workDir)) return p;
-    if (under(CACHE_INSIDE)) return path.join(this.cacheDir, path.posix.relative(CACHE_INSIDE, p));
+    if (under(CACHE_INSIDE)) return this.caches.toHost(path.posix.relative(CACHE_INSIDE, p));
     if (this.hostFiles.includes(p)) return p;
     if (['/tmp', '/proc', '/dev'].some(under)) return null;
     const top = p.split('/')[1] ?? '';
@@ -151,5 +144,7 @@ export class BwrapSandbox implements Sandbox {
     return path.join(this.rootOnHost, p);
   }
 
-  async dispose(): Promise<void> {}
+  async dispose(): Promise<void> {
+    await this.caches.dispose();
+  }
 }

@@ -1,5 +1,6 @@
 import { mkdir, statfs } from 'node:fs/promises';
 import { ptraceCheck, type Check } from '../doctor/checks.js';
+import { engineChecks, hostNetworkCheck } from './engine-doctor.js';
 import { bwrapWorks } from './probe.js';
 import { commandExists, MIN_FREE_BYTES, rootfsRoot, sudoBuildCommand } from './rootfs.js';
 
@@ -9,7 +10,10 @@ function installCheck(name: string, command: string, pkg: string, why: string): 
   return { name, ok, detail: ok ? `${command} found (${why})` : `${command} not found (${why})`, fix: ok ? undefined : `apt-get install -y ${pkg}` };
 }
 
-/** Everything the bwrap backend needs on this machine, each failed item with what fixes it. */
+/**
+ * Everything the bwrap backend needs on this machine, each failed item with what fixes it; then, as optional
+ * checks, what the host, podman and docker backends can do here.
+ */
 export async function doctorChecks(): Promise<Check[]> {
   const isRoot = process.getuid?.() === 0;
   const checks: Check[] = [
@@ -50,5 +54,6 @@ export async function doctorChecks(): Promise<Check[]> {
     detail: `${gib(free)} free under ${rootfsRoot()} (${gib(MIN_FREE_BYTES)} needed per environment build)`,
     fix: free >= MIN_FREE_BYTES ? undefined : 'free some space, or set ENVPROOF_CACHE_DIR to a directory on a larger disk',
   });
+  checks.push(hostNetworkCheck(), ...(await engineChecks('podman')), ...(await engineChecks('docker')));
   return checks;
 }

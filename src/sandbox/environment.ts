@@ -1,8 +1,11 @@
 import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot, packageCacheEnv } from '../core/cache.js';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
+import type { ProgramRun, SandboxLimits } from './limits.js';
+import type { ExecRequest } from './types.js';
 
 /** Where the shared package caches appear inside isolating sandboxes (bwrap, docker, podman). */
 export const CACHE_INSIDE = '/envproof/cache';
@@ -49,32 +52,40 @@ export function isolatedEnvironment(workDir: string, extra: Record<string, strin
   };
 }
 
+/** The part of a backend's command line that comes from the request: the same for every isolating backend. */
+export function programRun(req: ExecRequest, workDir: string, cacheDir: string, limits: SandboxLimits): ProgramRun {
+  return {
+    workDir,
+    cacheDir,
+    cwd: req.cwd,
+    network: req.network,
+    env: isolatedEnvironment(workDir, req.env),
+    argv: req.argv,
+    limits,
+    timeoutMs: req.timeoutMs,
+    cores: os.availableParallelism(),
+  };
+}
+
 /**
  * Programs run as this user (nobody) when envproof runs as root: the kernel does not apply the process limit
  * to root, and a program that escaped its namespaces would still not be root on the host.
  */
 export const SANDBOX_UID = 65534;
 
+/** The uid sandboxed programs run as: SANDBOX_UID when envproof is root, otherwise envproof's own (undefined). */
+export function sandboxUid(): number | undefined {
+  return process.getuid?.() === 0 ? SANDBOX_UID : undefined;
+}
+
 /**
- * Makes the work directory (with whatever envproof put there since the last run) belong to the sandbox's user,
- * and creates the shared caches. Only the caches' subdirectories are handed over: the top stays root's, so a
- * program cannot swap a cache directory for a symlink; and symlinks a program left are never followed.
+ * Makes the work directory (with whatever envproof put there since the last run) belong to the sandbox's user.
+ * Symlinks a program left are never followed.
  */
 export async function prepareWritableDirs(workDir: string, uid: number | undefined): Promise<void> {
   await mkdir(sandboxHome(workDir), { recursive: true });
-  const top = sandboxCacheDir();
-  const cacheDirs = ['pip', 'npm', 'm2'].map((sub) => path.join(top, sub));
-  for (const d of cacheDirs) await mkdir(d, { recursive: true });
   if (uid === undefined) return;
-  const owner = `${uid}:${uid}`;
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  const steps = [
-    ['chown', '--recursive', '-P', '--no-dereference', owner, workDir],
-    ['chown', '--no-dereference', '0:0', top],
-    ['chown', '--no-dereference', owner, ...cacheDirs],
-  ];
-  for (const argv of steps) {
-    const r = await runProcess(argv, { env, timeoutMs: 120_000 });
-    if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${argv.at(-1)} to the sandbox user`, undefined, r.stderr);
-  }
+  const argv = ['chown', '--recursive', '-P', '--no-dereference', `${uid}:${uid}`, workDir];
+  const r = await runProcess(argv, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 120_000 });
+  if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${workDir} to the sandbox user`, undefined, r.stderr);
 }

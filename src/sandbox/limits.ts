@@ -17,18 +17,23 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   fileSizeBytes: 4 * 1024 ** 3,
 };
 
+/**
+ * CPU time per process, a backstop behind the wall-clock timeout that kills the whole tree. A process's
+ * threads add up, so a multi-threaded build may use `cores` seconds per second without being at fault.
+ */
+export function cpuSeconds(timeoutMs: number, cores: number): number {
+  return Math.max(1, Math.ceil(timeoutMs / 1000) * cores);
+}
+
 /** `prlimit` options setting each limit as both soft and hard, so the program cannot raise it. */
 export function prlimitArgs(limits: SandboxLimits, timeoutMs: number, cores: number): string[] {
-  // CPU time per process, a backstop behind the wall-clock timeout that kills the whole tree. A process's
-  // threads add up, so a multi-threaded build may use `cores` seconds per second without being at fault.
-  const cpuSeconds = Math.max(1, Math.ceil(timeoutMs / 1000) * cores);
   const both = (name: string, v: number) => `--${name}=${v}:${v}`;
   return [
     'prlimit',
     both('nproc', limits.processes),
     both('data', limits.memoryBytes),
     both('fsize', limits.fileSizeBytes),
-    both('cpu', cpuSeconds),
+    both('cpu', cpuSeconds(timeoutMs, cores)),
     '--',
   ];
 }
@@ -42,4 +47,7 @@ export interface ProgramRun {
   env: Record<string, string>;
   argv: readonly string[];
   limits: SandboxLimits;
+  timeoutMs: number;
+  /** CPUs of this machine: the CPU-time limit allows all of them busy for the whole timeout. */
+  cores: number;
 }

@@ -2,7 +2,8 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, as another user's). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

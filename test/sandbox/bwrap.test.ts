@@ -5,25 +5,25 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
-import { buildEnvironment, survivorsAfter, treeFingerprint } from './helpers.js';
+import { buildEnvironment, isolatingBackends, survivorsAfter, treeFingerprint } from './helpers.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const SECRET = `envproof-secret-${process.pid}-${Date.now()}`;
 
-describe('bwrap sandbox (python environment)', () => {
+for (const { backend, skip } of isolatingBackends()) describe(`${backend} sandbox (python environment)`, { skip }, () => {
   let scratch: string;
   const sandboxes: Sandbox[] = [];
 
   async function sandbox(name: string, limits?: { processes?: number; memoryBytes?: number }): Promise<Sandbox> {
     const dir = path.join(scratch, name);
     mkdirSync(dir);
-    const sb = await createSandbox({ backend: 'bwrap', language: 'python', hostWorkDir: dir, limits });
+    const sb = await createSandbox({ backend, language: 'python', hostWorkDir: dir, limits });
     sandboxes.push(sb);
     return sb;
   }
 
   before(() => {
-    buildEnvironment('python');
+    buildEnvironment('python', backend);
     scratch = mkdtempSync(path.join(os.tmpdir(), 'envproof-bwrap-'));
     process.env.SECRET_TOKEN = SECRET;
   });
@@ -58,6 +58,7 @@ describe('bwrap sandbox (python environment)', () => {
     const got = JSON.parse(r.stdout) as Record<string, unknown> & { environ: Record<string, string> };
 
     // As nobody, permissions refuse first (EACCES); the read-only mount would refuse otherwise (EROFS).
+    // (The same fixture and the same expectations for every isolating backend.)
     const denied = ['EACCES', 'EROFS'];
     for (const k of ['write_etc_new', 'write_etc_passwd', 'write_usr']) assert.ok(denied.includes(String(got[k])), `${k}: ${got[k]}`);
     assert.notEqual(got.write_root_home, 'succeeded');

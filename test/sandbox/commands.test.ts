@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EnvproofError } from '../../src/core/errors.js';
 import { bwrapArgv, rootEntriesOf, type BwrapPlan } from '../../src/sandbox/bwrap.js';
-import { checkEngine, containerRunArgv, dockerfile, imageTag, type ContainerRunPlan } from '../../src/sandbox/container.js';
+import { containerRunArgv, type ContainerRunPlan } from '../../src/sandbox/container.js';
+import { checkEngine } from '../../src/sandbox/engine.js';
+import { dockerfile, imageTag } from '../../src/sandbox/images.js';
+import { pathWithout } from './helpers.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { DEFAULT_LIMITS } from '../../src/sandbox/limits.js';
 import { parseAptSources, pickDebianMirror } from '../../src/sandbox/mirror.js';
@@ -129,38 +132,43 @@ describe('bwrap command line', () => {
 describe('docker and podman', () => {
   const plan = (over: Partial<ContainerRunPlan> = {}): ContainerRunPlan => ({
     engine: 'docker',
+    setup: { globalOptions: [], openFiles: 20000, seccompProfile: '/cache/seccomp/ptrace-abc.json' },
     image: 'envproof-python-debian:abc',
     name: 'envproof-1-1',
     workDir: '/work/job-1',
-    cacheDir: '/cache/sandbox-cache',
+    cacheDir: '/cache/layers/1/merged',
+    hostFiles: ['/etc/ssl/certs/ca-certificates.crt'],
     cwd: '/work/job-1/project',
     network: false,
     env: { HOME: '/work/job-1/home' },
     argv: ['strace', '-f', 'python3', 'main.py'],
     limits: DEFAULT_LIMITS,
-    caBundle: true,
+    timeoutMs: 30_500,
+    cores: 2,
     ...over,
   });
 
-  it('builds images from the same package lists, on Debian or Ubuntu 22.04', () => {
-    const debian = dockerfile('cpp');
-    assert.match(debian, /^FROM debian:bookworm-slim$/m);
-    assert.match(debian, /apt-get install -y --no-install-recommends ca-certificates cmake g\+\+ git make pkg-config strace zlib1g-dev/);
-    assert.match(dockerfile('java', 'ubuntu'), /^FROM ubuntu:22\.04$/m);
-    assert.notEqual(imageTag('cpp', 'debian'), imageTag('cpp', 'ubuntu'));
-    assert.match(imageTag('python'), /^envproof-python-debian:[0-9a-f]{12}$/);
+  it('builds ubuntu images from the same package lists as the root filesystems', () => {
+    const recipe = dockerfile('cpp');
+    assert.match(recipe, /^FROM docker\.io\/library\/ubuntu:22\.04$/m);
+    assert.match(recipe, /apt-get install -y --no-install-recommends ca-certificates cmake g\+\+ git make pkg-config strace zlib1g-dev \\/);
+    assert.match(dockerfile('cpp', ['libbrotli-dev']), /zlib1g-dev libbrotli-dev \\/);
+    assert.notEqual(imageTag('cpp', 'debian', 'x'), imageTag('cpp', 'ubuntu', 'x'));
+    assert.match(imageTag('python', 'debian', 'marker'), /^envproof-python-debian:[0-9a-f]{12}$/);
   });
 
-  it('runs a --rm container without network for the traced run, with limits and ptrace', () => {
+  it('runs a --rm container without network for the traced run, without capabilities, with the limits as rlimits', () => {
     const argv = containerRunArgv(plan());
     assert.deepEqual(argv.slice(0, 3), ['docker', 'run', '--rm']);
     assert.deepEqual(valuesOf(argv, '--network'), ['none']);
-    assert.deepEqual(valuesOf(argv, '-v'), ['/work/job-1:/work/job-1', '/cache/sandbox-cache:/envproof/cache:ro', '/etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro']);
+    assert.deepEqual(valuesOf(argv, '-v'), ['/work/job-1:/work/job-1', '/cache/layers/1/merged:/envproof/cache:ro', '/etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro']);
     assert.deepEqual(valuesOf(argv, '--memory'), [String(DEFAULT_LIMITS.memoryBytes)]);
     assert.deepEqual(valuesOf(argv, '--pids-limit'), [String(DEFAULT_LIMITS.processes)]);
-    assert.deepEqual(valuesOf(argv, '--cap-add'), ['SYS_PTRACE']);
+    const { processes, memoryBytes, fileSizeBytes } = DEFAULT_LIMITS;
+    assert.deepEqual(valuesOf(argv, '--ulimit'), ['nofile=20000:20000', `nproc=${processes}:${processes}`, `data=${memoryBytes}:${memoryBytes}`, `fsize=${fileSizeBytes}:${fileSizeBytes}`, 'cpu=62:62']);
+    assert.deepEqual(valuesOf(argv, '--cap-add'), []);
     assert.deepEqual(valuesOf(argv, '--cap-drop'), ['ALL']);
-    assert.ok(valuesOf(argv, '--security-opt').includes('seccomp=unconfined'));
+    assert.deepEqual(valuesOf(argv, '--security-opt'), ['no-new-privileges', 'seccomp=/cache/seccomp/ptrace-abc.json']);
     assert.deepEqual(valuesOf(argv, '--user'), ['65534:65534']);
     assert.ok(argv.includes('--read-only'));
     assert.deepEqual(valuesOf(argv, '-w'), ['/work/job-1/project']);
@@ -168,11 +176,12 @@ describe('docker and podman', () => {
     assert.deepEqual(argv.slice(-5), ['envproof-python-debian:abc', 'strace', '-f', 'python3', 'main.py']);
   });
 
-  it('installs with the network and writable caches; podman takes the same arguments', () => {
-    const argv = containerRunArgv(plan({ engine: 'podman', network: true }));
-    assert.equal(argv[0], 'podman');
+  it('installs with the network and a writable cache layer; podman takes the options this host needs first', () => {
+    const argv = containerRunArgv(plan({ engine: 'podman', network: true, setup: { globalOptions: ['--runtime', 'runc', '--cgroup-manager', 'cgroupfs'], openFiles: 1024 } }));
+    assert.deepEqual(argv.slice(0, 6), ['podman', '--runtime', 'runc', '--cgroup-manager', 'cgroupfs', 'run']);
     assert.deepEqual(valuesOf(argv, '--network'), ['bridge']);
-    assert.ok(valuesOf(argv, '-v').includes('/cache/sandbox-cache:/envproof/cache'));
+    assert.ok(valuesOf(argv, '-v').includes('/cache/layers/1/merged:/envproof/cache'));
+    assert.deepEqual(valuesOf(argv, '--security-opt'), ['no-new-privileges'], 'no profile file: the engine default');
   });
 
   it('says clearly when no engine answers, and how to proceed', async () => {
@@ -186,7 +195,7 @@ describe('docker and podman', () => {
     try {
       await assert.rejects(checkEngine('docker'), (err: unknown) => {
         assert.ok(err instanceof EnvproofError);
-        assert.match(err.message, /no container engine answers \(`docker info` failed: Cannot connect to the Docker daemon/);
+        assert.match(err.message, /no container engine answers \(`docker version` failed: Cannot connect to the Docker daemon/);
         assert.match(err.hint ?? '', /systemctl start docker/);
         assert.match(err.hint ?? '', /--sandbox bwrap/);
         return true;
@@ -198,11 +207,10 @@ describe('docker and podman', () => {
 
   it('createSandbox refuses podman where it is not installed', async () => {
     const work = mkdtempSync(path.join(scratch, 'w-'));
-    // A PATH without podman, as on a machine where it is not installed (whether or not it is installed here).
     const savedPath = process.env.PATH;
-    process.env.PATH = (savedPath ?? '').split(':').filter((d) => d !== '' && !existsSync(path.join(d, 'podman'))).join(':');
+    process.env.PATH = pathWithout(['podman'], scratch);
     try {
-      await assert.rejects(createSandbox({ backend: 'podman', language: 'python', hostWorkDir: work }), /sandbox "podman": no container engine answers \(`podman info` failed: podman is not installed\)/);
+      await assert.rejects(createSandbox({ backend: 'podman', language: 'python', hostWorkDir: work }), /sandbox "podman": no container engine answers \(`podman version` failed: podman is not installed\)/);
     } finally {
       process.env.PATH = savedPath;
     }

@@ -1,12 +1,29 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli } from '../helpers/cli.js';
 
-/** Builds (or reuses, when cached) an environment with the project's own command; fails the test if it cannot. */
-export function buildEnvironment(language: string): void {
-  const r = runCli(['env', 'build', language], { timeoutMs: 30 * 60_000 });
-  if (r.status !== 0) throw new Error(`envproof env build ${language} failed (${r.status}):\n${r.stderr}`);
+/**
+ * Builds (or reuses, when cached) an environment with the project's own command, and with a container engine its
+ * image; fails the test if it cannot.
+ */
+export function buildEnvironment(language: string, backend: 'bwrap' | 'podman' | 'docker' = 'bwrap'): void {
+  const r = runCli(['env', 'build', language, '--sandbox', backend], { timeoutMs: 30 * 60_000 });
+  if (r.status !== 0) throw new Error(`envproof env build ${language} --sandbox ${backend} failed (${r.status}):\n${r.stderr}`);
+}
+
+/**
+ * The isolating backends every sandbox test runs under: bwrap, and podman (which scripts/setup.sh installs).
+ * Outside CI a machine without podman skips its tests, saying so; in CI a missing podman is a failure.
+ */
+export function isolatingBackends(): { backend: 'bwrap' | 'podman'; skip: string | false }[] {
+  const podman = spawnSync('podman', ['version', '--format', '{{.Client.Version}}'], { encoding: 'utf8' });
+  const missing = podman.status === 0 ? false : `podman does not run here (${podman.error?.message ?? podman.stderr.trim()}); scripts/setup.sh installs it`;
+  return [
+    { backend: 'bwrap', skip: false },
+    { backend: 'podman', skip: process.env.CI ? false : missing },
+  ];
 }
 
 /** Pids of host processes whose command line contains `token`. */
@@ -42,4 +59,20 @@ export function treeFingerprint(dir: string): string {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
+}
+
+/**
+ * A PATH on which the named programs do not exist: a directory of symlinks to everything else of /usr/bin
+ * and /usr/sbin (this machine is usr-merged, so /bin and /sbin are the same directories). Used to run envproof
+ * as on a machine without, say, bubblewrap.
+ */
+export function pathWithout(programs: readonly string[], parent: string): string {
+  const dir = mkdtempSync(path.join(parent, 'path-'));
+  for (const bin of ['/usr/local/bin', '/usr/bin', '/usr/sbin']) {
+    for (const name of readdirSync(bin)) {
+      if (programs.includes(name) || existsSync(path.join(dir, name))) continue;
+      symlinkSync(path.join(bin, name), path.join(dir, name));
+    }
+  }
+  return dir;
 }

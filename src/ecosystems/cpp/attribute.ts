@@ -34,7 +34,9 @@ const RUNTIME_BASE = /^(libc|libstdc\+\+|libm|libgcc_s|libpthread|libdl|librt)\.
 const EVIDENCE_PER_NAME = 3;
 
 function hostView(ctx: AuditContext, inside: string): string {
-  return ctx.sandbox.toHost(inside) ?? path.join(ctx.sandbox.rootOnHost, inside);
+  const host = ctx.sandbox.toHost(inside);
+  if (host === null) throw new Error(`${inside} is not visible from the host`);
+  return host;
 }
 
 /** FetchContent name per source/binary directory prefix (inside paths). */

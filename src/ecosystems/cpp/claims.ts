@@ -8,8 +8,8 @@
  * the names the compiling target links (build time), or the names already proven by an exact claim (run time),
  * decide, and when they cannot, every claimant is credited.
  */
-import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { InsideRealpath } from '../../trace/symlinks.js';
 import type { AuditContext } from '../types.js';
 import type { CmakeInstallDetails } from './configure.js';
 import { debianOwners, usrMerged, type DebianPackage } from './dpkg.js';
@@ -29,16 +29,13 @@ interface Claim {
   targets: string[];
 }
 
-function hostView(ctx: AuditContext, inside: string): string {
-  return ctx.sandbox.toHost(inside) ?? path.join(ctx.sandbox.rootOnHost, inside);
-}
-
-/** The path and, when it is a symlink, its target, both as seen inside and in `/usr` form. */
+/**
+ * The path and, when it is a symlink, its target, both as seen inside and in `/usr` form. Links are followed
+ * in the sandbox's own file system (an absolute link in a root filesystem or image stays in it).
+ */
 export async function withTarget(ctx: AuditContext, inside: string): Promise<string[]> {
-  const host = hostView(ctx, inside);
-  const resolved = await realpath(host).catch(() => host);
-  const insideResolved = ctx.sandbox.rootOnHost === '/' ? resolved : path.posix.join('/', path.relative(ctx.sandbox.rootOnHost, resolved));
-  return [...new Set([usrMerged(inside), usrMerged(insideResolved)])];
+  const resolved = new InsideRealpath((p) => ctx.sandbox.toHost(p)).resolve(inside) ?? inside;
+  return [...new Set([usrMerged(inside), usrMerged(resolved)])];
 }
 
 /** `libbrotlidec.so.1.0.9`, `libbrotlidec.a` → `brotlidec`: what `-lbrotlidec` names. */
