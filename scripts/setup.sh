@@ -36,6 +36,10 @@ want ip iproute2
 want podman podman
 want runc runc
 want_deb containernetworking-plugins
+# The job queue and the shared results store (test/queue, test/store): Debian's Redis and PostgreSQL servers; the
+# tests start their own on private ports with temporary data directories (the packages' own services are not used).
+want redis-server redis-server
+want_deb postgresql
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"

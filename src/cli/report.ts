@@ -9,7 +9,7 @@ import { leftOutPhrase } from '../report/csv-tables.js';
 import { writeCsvTables } from '../report/csv.js';
 import { renderJson } from '../report/json.js';
 import { renderMarkdown } from '../report/markdown.js';
-import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
+import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
 import type { StoredRun } from '../store/types.js';
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
@@ -30,12 +30,13 @@ interface ReportOptions {
  * The reports to write: one per source present (the default; sources are never mixed), the one asked for, or all
  * sources pooled with agents and tasks keyed by source. Each counts the runs it leaves out.
  */
-function loadReports(storePath: string, choice: ReportSource | undefined): AggregateReport[] {
-  const store = ResultsStore.open(storePath, { mustExist: true });
+async function loadReports(spec: string, choice: ReportSource | undefined): Promise<AggregateReport[]> {
+  const store = await ResultsStore.open(spec, { mustExist: true });
+  const storePath = store.location;
   try {
-    const done = store.runs();
-    const infrastructureFailed = store.runsWithStatus('infrastructure-failed');
-    const unfinished = store.runsWithStatus('running');
+    const done = await store.runs();
+    const infrastructureFailed = await store.runsWithStatus('infrastructure-failed');
+    const unfinished = await store.runsWithStatus('running');
     const present = sourcesOf([...done, ...infrastructureFailed, ...unfinished]);
     if (present.length === 0) {
       throw new EnvproofError(`${storePath} holds no runs`, 'Import data (envproof import envgap-csv <dir>) or run envproof run first.');
@@ -54,13 +55,13 @@ function loadReports(storePath: string, choice: ReportSource | undefined): Aggre
         process.stderr.write(`envproof: ${message}; no report for it\n`);
         continue;
       }
-      const tasks = source === 'all' ? store.tasks() : store.tasks(source);
+      const tasks = source === 'all' ? await store.tasks() : await store.tasks(source);
       reports.push(computeAggregate(runs, tasks, { infrastructureFailed: of(infrastructureFailed), unfinished: of(unfinished) }));
     }
     if (reports.length === 0) throw new EnvproofError(`${storePath} holds no finished runs`, 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
     return reports;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -149,7 +150,7 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
   program
     .command('report')
     .description("Compute the paper's metrics, tables and figures from the results store")
-    .option('--store <path>', 'results store (SQLite file)', DEFAULT_STORE)
+    .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE)
     .addOption(new Option('--format <format>', 'output format').choices(['md', 'csv', 'json', 'html']).default('md'))
     .option('--out <dir>', 'write files into this folder (required for csv; md/json/html print to stdout without it)')
     .option('--check <verification.csv>', 'compare with published values (the paper\'s results/verification.csv); with --format json print the comparison as JSON')
@@ -161,7 +162,7 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
       if (o.format === 'csv' && o.out === undefined && published === undefined) {
         throw new UsageError('--format csv writes one file per table and needs --out <dir>');
       }
-      const reports = loadReports(o.store, o.source);
+      const reports = await loadReports(o.store, o.source);
       if (published !== undefined) {
         const outcomes = reports.map((report) => ({ source: report.source, ...checkClaims(report, published) }));
         if (o.format === 'json') {

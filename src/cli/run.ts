@@ -81,9 +81,9 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       if (backend === 'bwrap' || environment.systemPackages?.length || environment.imageBase === 'ubuntu') {
         for (const language of languages) await prepareEnvironment(backend, language, environment, note);
       }
-      const store = ResultsStore.open(o.store);
+      const store = await ResultsStore.open(o.store);
       try {
-        store.replaceRuns([], { source: 'envproof', tasks: tasks.map(({ id, title, domain, complexity }) => ({ id, title, domain, complexity })) });
+        await store.replaceRuns([], { source: 'envproof', tasks: tasks.map(({ id, title, domain, complexity }) => ({ id, title, domain, complexity })) });
         const summary = await runMatrix(plans, store, {
           jobs: o.jobs,
           repairs: o.repairs,
@@ -106,7 +106,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
         }
         setExitCode(c['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

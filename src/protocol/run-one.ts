@@ -123,7 +123,7 @@ const sleep = (sec: number) => new Promise((r) => setTimeout(r, sec * 1000));
  */
 export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: ProtocolOptions): Promise<RunOutcome> {
   const key = runKey(plan);
-  const status = store.runStatus(key);
+  const status = await store.runStatus(key);
   if (status === 'done') return 'skipped';
   const dir = await mkdtemp(path.join(opts.workRoot ?? os.tmpdir(), 'envproof-run-'));
   const workspace = path.join(dir, 'workspace');
@@ -131,17 +131,17 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
   try {
     const state: RunState = { declared: null, firstClass: null, successRound: null };
     // A run set aside after an infrastructure failure starts again from scratch: its attempts are abandoned.
-    if (status === 'infrastructure-failed') store.deleteAttempts(key);
-    const recorded = status === 'running' ? store.attempts(key) : [];
+    if (status === 'infrastructure-failed') await store.deleteAttempts(key);
+    const recorded = status === 'running' ? await store.attempts(key) : [];
     let round = 0;
     let lastFailure: AttemptFailure | undefined;
     const last = recorded.at(-1);
     if (last) {
-      state.declared = store.run(key)?.declared ?? null;
+      state.declared = (await store.run(key))?.declared ?? null;
       const firstAttempt = recorded[0]!;
       state.firstClass = firstAttempt.success ? null : ((firstAttempt.errorClass as ErrorClass | null) ?? null);
       if (last.treeHash) {
-        const tree = store.tree(last.treeHash);
+        const tree = await store.tree(last.treeHash);
         await restoreTree(workspace, tree.entries, tree.blob);
       }
       round = last.attempt + 1;
@@ -169,7 +169,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         if (turn.status !== 'unavailable') break;
       }
       if (turn.status === 'unavailable') {
-        store.putRun(runRecord(plan, state, 'infrastructure-failed'));
+        await store.putRun(runRecord(plan, state, 'infrastructure-failed'));
         return 'infrastructure-failed';
       }
       if (turn.status === 'gave-up') {
@@ -180,7 +180,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       const phases: Record<string, number> = { agent: Math.round(performance.now() - agentStarted) };
       let own = performance.now();
       const snapshot = await snapshotTree(workspace);
-      store.putTree(snapshot);
+      await store.putTree(snapshot);
       if (round === 0) state.declared = await declaredNames(workspace, plan.language);
       const manifest = await manifestOf(workspace, plan.language);
       const usage: Usage | undefined = turn.usage;
@@ -209,7 +209,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
           if (failure?.class !== 'infrastructure') break;
         }
         if (failure?.class === 'infrastructure') {
-          store.putRun(runRecord(plan, state, 'infrastructure-failed'));
+          await store.putRun(runRecord(plan, state, 'infrastructure-failed'));
           return 'infrastructure-failed';
         }
       }
@@ -242,11 +242,11 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       };
       ownMs += performance.now() - own;
       phases.envproof = Math.round(ownMs);
-      store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record]);
+      await store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record]);
       if (!failure) return 'succeeded';
       lastFailure = failure;
     }
-    store.putRun(runRecord(plan, state, 'done'));
+    await store.putRun(runRecord(plan, state, 'done'));
     return 'failed';
   } finally {
     await rm(dir, { recursive: true, force: true });

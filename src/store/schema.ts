@@ -1,6 +1,9 @@
-/** The results store's SQLite schema (documented in docs/store.md). Bump SCHEMA_VERSION on any change and migrate. */
-
-export const SCHEMA_VERSION = 3;
+/**
+ * The results store's schema (documented in docs/store.md), as migrations that both backends apply: each is written
+ * in the SQL that SQLite and PostgreSQL share, with the few type names that differ translated by `ddlFor`
+ * (src/store/sql.ts); a step that PostgreSQL must do differently says so in `postgres`. Any change to the tables
+ * appends a migration; the schema version is the last migration's.
+ */
 
 export const SCHEMA_V1 = `
 CREATE TABLE runs (
@@ -86,7 +89,7 @@ CREATE TABLE tree_entries (
  *   not record whose tasks it held: they are given to both sources.
  * Run with foreign keys off (the rebuild drops `runs`, which would otherwise cascade to `attempts`).
  */
-export const MIGRATE_V2_TO_V3 = `
+const REBUILD_RUNS_V3 = `
 CREATE TABLE runs_v3 (
   id                 INTEGER PRIMARY KEY,
   source             TEXT    NOT NULL CHECK (source IN ('envgap-csv', 'envproof')),
@@ -116,7 +119,9 @@ INSERT INTO runs_v3 (id, source, agent, language, task_id, trial, is_primary, fi
          initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status FROM runs;
 DROP TABLE runs;
 ALTER TABLE runs_v3 RENAME TO runs;
+`;
 
+const MIGRATE_V2_TO_V3 = `
 ALTER TABLE attempts ADD COLUMN sandbox TEXT;
 
 CREATE TABLE tasks_v3 (
@@ -133,3 +138,21 @@ INSERT INTO tasks_v3 (source, id, title, domain, complexity)
 DROP TABLE tasks;
 ALTER TABLE tasks_v3 RENAME TO tasks;
 `;
+
+export interface Migration {
+  /** The schema version this migration leads to. */
+  version: number;
+  /** Statements in the SQL both backends share (type names translated for PostgreSQL). */
+  sql: string;
+  /** What PostgreSQL runs instead, where it must differ. */
+  postgres?: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, sql: SCHEMA_V1 },
+  { version: 2, sql: MIGRATE_V1_TO_V2 },
+  // PostgreSQL can drop a NOT NULL constraint; rebuilding `runs` there would drop the attempts' foreign key with it.
+  { version: 3, sql: REBUILD_RUNS_V3 + MIGRATE_V2_TO_V3, postgres: 'ALTER TABLE runs ALTER COLUMN d1 DROP NOT NULL;\n' + MIGRATE_V2_TO_V3 },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ResultsStore } from '../../src/store/store.js';
-import type { StoredRun } from '../../src/store/types.js';
+import type { AttemptRecord, StoredRun } from '../../src/store/types.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 
 export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
@@ -18,12 +18,16 @@ export function runProtocolCli(store: string, ...args: string[]): CliResult {
 }
 
 /** Every run of the store, whatever its status, with its attempts. */
-export function readStore(file: string): { run: StoredRun; attempts: ReturnType<ResultsStore['attempts']> }[] {
-  const store = ResultsStore.open(file);
+export type StoreEntry = { run: StoredRun; attempts: AttemptRecord[] };
+
+export async function readStore(spec: string): Promise<StoreEntry[]> {
+  const store = await ResultsStore.open(spec);
   try {
-    return store.allRuns().map((run) => ({ run, attempts: store.attempts(run) }));
+    const entries = [];
+    for (const run of await store.allRuns()) entries.push({ run, attempts: await store.attempts(run) });
+    return entries;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
