@@ -4,9 +4,11 @@ import { registerDoctor } from './doctor.js';
 import { registerEnv } from './env.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
+import { registerQueue } from './queue.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
+import { registerWorker } from './worker.js';
 
 /** Sets the process exit code of the command that ran. */
 export type SetExitCode = (code: number) => void;
@@ -18,7 +20,9 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerEnv(program, setExitCode);
   registerExport(program, setExitCode);
   registerImport(program, setExitCode);
+  registerQueue(program, setExitCode);
   registerReport(program, setExitCode);
   registerRun(program, setExitCode);
   registerTasks(program, setExitCode);
+  registerWorker(program, setExitCode);
 }

@@ -3,10 +3,14 @@ import { agentFromSpec } from '../agents/spec.js';
 import { UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
-import { planRuns, runMatrix, type ProgressEvent } from '../protocol/matrix.js';
+import { planRuns, runMatrix, type MatrixSummary, type ProgressEvent } from '../protocol/matrix.js';
+import type { RunPlan } from '../protocol/run-one.js';
+import { enqueueRuns, openQueue, waitForJobs } from '../queue/client.js';
+import { absoluteAgentSpec, absoluteSuiteSpec, jobLabel, type JobProtocolOptions, type RunJob } from '../queue/jobs.js';
 import { hostWarning } from '../sandbox/host.js';
 import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
-import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
+import { redactUrl } from '../store/postgres-db.js';
+import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
 import { resolveSuite, selectTasks } from '../tasks/resolve.js';
 import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
 import type { SetExitCode } from './commands.js';
@@ -14,7 +18,7 @@ import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from 
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
-function positiveInt(name: string, min: number) {
+export function positiveInt(name: string, min: number) {
   return (value: string): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min) throw new UsageError(`${name} must be an integer ≥ ${min}, not "${value}"`);
@@ -36,6 +40,35 @@ function progressLine(e: ProgressEvent): string {
   return `[${e.done}/${e.total}] ${p.agent.name} ${p.task.id} ${p.language} #${p.trial}: ${e.phase} (failed so far: ${e.failures})`;
 }
 
+/** The run summary, as text or JSON; `where` names the store (or, for a queued run, the queue). */
+function printSummary(summary: MatrixSummary, where: Record<string, string>, json: boolean): void {
+  const c = summary.counts;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ ...where, ...summary }, null, 2)}\n`);
+    return;
+  }
+  const whereLine = where.store ? `store: ${where.store} (envproof report --store ${where.store})` : `queue: ${where.queue} (envproof report --store <the workers' store>)`;
+  process.stdout.write(
+    `${summary.total} runs in ${(summary.durationMs / 1000).toFixed(1)} s: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} already done, ` +
+      `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\n${whereLine}\n`,
+  );
+}
+
+/** One job per run, with what a worker elsewhere needs: specs with absolute paths, the protocol's options. */
+function jobsOf(plans: readonly RunPlan[], specs: { agents: Map<string, string>; suite: string }, protocol: JobProtocolOptions): RunJob[] {
+  return plans.map((p) => ({
+    kind: 'run',
+    agent: specs.agents.get(p.agent.name)!,
+    agentName: p.agent.name,
+    suite: specs.suite,
+    taskId: p.task.id,
+    language: p.language,
+    trial: p.trial,
+    variant: p.variant,
+    protocol,
+  }));
+}
+
 export function registerRun(program: Command, setExitCode: SetExitCode): void {
   const command = program
     .command('run')
@@ -54,15 +87,17 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
     .option('--retries <n>', 'retries of an infrastructure failure (sandbox, registry, model API) before a run is set aside', positiveInt('--retries', 0), 2)
     .option('--retry-delay <seconds>', 'wait before the first retry (doubling after)', positiveInt('--retry-delay', 0), 5)
-    .option('--store <path>', 'results store (SQLite)', DEFAULT_STORE)
+    .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE)
+    .option('--queue <url>', 'enqueue one job per run on this Redis queue (redis://host:port) for envproof worker, instead of running here')
+    .option('--wait', 'with --queue: show the runs ending across all workers and wait for the last')
     .option('--json', 'print the summary as JSON')
     .option('-q, --quiet', 'no progress lines');
   addEnvironmentOptions(command)
     .addHelpText(
       'after',
-      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nExit codes: 0 every run ended, 1 some runs were set aside after infrastructure failures, 2 error.',
+      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures, 2 error.',
     )
-    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
@@ -71,6 +106,38 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       const languages = parseLanguages(o.languages);
       const plans = planRuns({ agents, suite, tasks, languages, trials: o.trials, variant: o.variant });
       const environment = environmentChoice(o);
+      if (o.queue) {
+        for (const option of ['store', 'jobs'] as const) {
+          if (command.getOptionValueSource(option) === 'cli') throw new UsageError(`--${option} is the workers' with --queue`, 'pass it to envproof worker');
+        }
+        const protocol: JobProtocolOptions = {
+          repairs: o.repairs, sandbox: o.sandbox, environment, runTimeoutSec: o.timeout, agentTimeoutSec: o.agentTimeout,
+          tracedView: tracedViewOf(o.javaAttribution), infraRetries: o.retries, retryDelaySec: o.retryDelay,
+        };
+        const specs = { agents: new Map(agents.map((a, i) => [a.name, absoluteAgentSpec(o.agent[i]!)])), suite: absoluteSuiteSpec(o.suite) };
+        const jobs = jobsOf(plans, specs, protocol);
+        const queue = await openQueue(o.queue);
+        try {
+          const { added, completed } = await enqueueRuns(queue, jobs);
+          if (!o.quiet) process.stderr.write(`envproof: enqueued ${added} jobs on ${redactUrl(o.queue)} (${jobs.length - added} were already there)\n`);
+          if (!o.wait) {
+            if (o.json) process.stdout.write(`${JSON.stringify({ queue: redactUrl(o.queue), total: jobs.length, added }, null, 2)}\n`);
+            setExitCode(EXIT_CLEAN);
+            return;
+          }
+          const summary = await waitForJobs(queue, jobs, {
+            alreadyDone: completed,
+            pollMs: 500,
+            onEnd: o.quiet ? () => {} : (e) => process.stderr.write(`[${e.done}/${e.total}] ${jobLabel(e.job)}: ${e.outcome}${e.reason ? ` (${e.reason})` : ''}\n`),
+          });
+          printSummary(summary, { queue: redactUrl(o.queue) }, o.json === true);
+          setExitCode(summary.counts['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
+        } finally {
+          await queue.close();
+        }
+        return;
+      }
+      if (o.wait) throw new UsageError('--wait needs --queue');
       // Generated code never runs unprotected by accident: `auto` without bwrap is refused here (exit 2).
       const { backend } = resolveBackend(o.sandbox);
       const note = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
@@ -96,15 +163,8 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           retryDelaySec: o.retryDelay,
           onProgress: o.quiet ? () => {} : (e) => process.stderr.write(`${progressLine(e)}\n`),
         });
-        const c = summary.counts;
-        if (o.json) process.stdout.write(`${JSON.stringify({ store: o.store, ...summary }, null, 2)}\n`);
-        else {
-          process.stdout.write(
-            `${summary.total} runs in ${(summary.durationMs / 1000).toFixed(1)} s: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} already done, ` +
-              `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\nstore: ${o.store} (envproof report --store ${o.store})\n`,
-          );
-        }
-        setExitCode(c['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
+        printSummary(summary, { store: store.location }, o.json === true);
+        setExitCode(summary.counts['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
       } finally {
         await store.close();
       }

@@ -42,10 +42,15 @@ export interface ProtocolOptions {
   retryDelaySec: number;
   workRoot?: string;
   progress(phase: string): void;
+  /** Asked before each attempt: true stops the run there, left `running` to be resumed (a worker shutting down). */
+  shouldStop?(): boolean;
 }
 
-/** `no-attempt`: the agent gave up before generating anything (e.g. a replay without recordings); nothing is stored. */
-export type RunOutcome = 'skipped' | 'succeeded' | 'failed' | 'infrastructure-failed' | 'no-attempt';
+/**
+ * `no-attempt`: the agent gave up before generating anything (e.g. a replay without recordings); nothing is stored.
+ * `interrupted`: stopped between attempts on request (`shouldStop`); the next run resumes it.
+ */
+export type RunOutcome = 'skipped' | 'succeeded' | 'failed' | 'infrastructure-failed' | 'no-attempt' | 'interrupted';
 
 const NO_ERROR_TYPE = 'None';
 
@@ -150,6 +155,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
     }
 
     for (; round <= opts.repairs; round++) {
+      if (opts.shouldStop?.()) return 'interrupted';
       const started = new Date();
       const taskPrompt = plan.suite.prompt(plan.task, plan.language, plan.variant);
       const prompt = round === 0 || !lastFailure ? taskPrompt : repairPrompt(lastFailure, plan.language);
