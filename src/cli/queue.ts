@@ -1,17 +1,7 @@
 import type { Command } from 'commander';
-import { drainQueue, openQueue, queueStatus, retryDeadLetters } from '../queue/client.js';
+import { drainQueue, queueStatus, retryDeadLetters, withQueue } from '../queue/client.js';
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
-
-/** Opens the queue, runs `work` on it, closes it. */
-async function withQueue<T>(url: string, work: (queue: Awaited<ReturnType<typeof openQueue>>) => Promise<T>): Promise<T> {
-  const queue = await openQueue(url);
-  try {
-    return await work(queue);
-  } finally {
-    await queue.close();
-  }
-}
 
 export function registerQueue(program: Command, setExitCode: SetExitCode): void {
   const queue = program.command('queue').description('Inspect and manage the job queue of envproof run --queue and envproof worker');

@@ -5,7 +5,7 @@ import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
 import { planRuns, runMatrix, type MatrixSummary, type ProgressEvent } from '../protocol/matrix.js';
 import type { RunPlan } from '../protocol/run-one.js';
-import { enqueueRuns, openQueue, waitForJobs } from '../queue/client.js';
+import { enqueueRuns, waitForJobs, withQueue } from '../queue/client.js';
 import { absoluteAgentSpec, absoluteSuiteSpec, jobLabel, type JobProtocolOptions, type RunJob } from '../queue/jobs.js';
 import { hostWarning } from '../sandbox/host.js';
 import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
@@ -69,6 +69,26 @@ function jobsOf(plans: readonly RunPlan[], specs: { agents: Map<string, string>;
   }));
 }
 
+/** Enqueues the jobs and, with `wait`, follows them to the end; returns the exit code. */
+async function runOnQueue(url: string, jobs: RunJob[], o: { wait: boolean; json: boolean; quiet: boolean }): Promise<number> {
+  const where = redactUrl(url);
+  return withQueue(url, async (queue) => {
+    const { added, completed } = await enqueueRuns(queue, jobs);
+    if (!o.quiet) process.stderr.write(`envproof: enqueued ${added} jobs on ${where} (${jobs.length - added} were already there)\n`);
+    if (!o.wait) {
+      if (o.json) process.stdout.write(`${JSON.stringify({ queue: where, total: jobs.length, added }, null, 2)}\n`);
+      return EXIT_CLEAN;
+    }
+    const summary = await waitForJobs(queue, jobs, {
+      alreadyDone: completed,
+      pollMs: 500,
+      onEnd: o.quiet ? () => {} : (e) => process.stderr.write(`[${e.done}/${e.total}] ${jobLabel(e.job)}: ${e.outcome}${e.reason ? ` (${e.reason})` : ''}\n`),
+    });
+    printSummary(summary, { queue: where }, o.json);
+    return summary.counts['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN;
+  });
+}
+
 export function registerRun(program: Command, setExitCode: SetExitCode): void {
   const command = program
     .command('run')
@@ -115,26 +135,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           tracedView: tracedViewOf(o.javaAttribution), infraRetries: o.retries, retryDelaySec: o.retryDelay,
         };
         const specs = { agents: new Map(agents.map((a, i) => [a.name, absoluteAgentSpec(o.agent[i]!)])), suite: absoluteSuiteSpec(o.suite) };
-        const jobs = jobsOf(plans, specs, protocol);
-        const queue = await openQueue(o.queue);
-        try {
-          const { added, completed } = await enqueueRuns(queue, jobs);
-          if (!o.quiet) process.stderr.write(`envproof: enqueued ${added} jobs on ${redactUrl(o.queue)} (${jobs.length - added} were already there)\n`);
-          if (!o.wait) {
-            if (o.json) process.stdout.write(`${JSON.stringify({ queue: redactUrl(o.queue), total: jobs.length, added }, null, 2)}\n`);
-            setExitCode(EXIT_CLEAN);
-            return;
-          }
-          const summary = await waitForJobs(queue, jobs, {
-            alreadyDone: completed,
-            pollMs: 500,
-            onEnd: o.quiet ? () => {} : (e) => process.stderr.write(`[${e.done}/${e.total}] ${jobLabel(e.job)}: ${e.outcome}${e.reason ? ` (${e.reason})` : ''}\n`),
-          });
-          printSummary(summary, { queue: redactUrl(o.queue) }, o.json === true);
-          setExitCode(summary.counts['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
-        } finally {
-          await queue.close();
-        }
+        setExitCode(await runOnQueue(o.queue, jobsOf(plans, specs, protocol), { wait: o.wait === true, json: o.json === true, quiet: o.quiet === true }));
         return;
       }
       if (o.wait) throw new UsageError('--wait needs --queue');

@@ -7,16 +7,27 @@ import type { RunOutcome } from '../protocol/run-one.js';
 import { jobIdOf, jobLabel, jobOptions, type RunJob } from './jobs.js';
 import { checkRedis, QUEUE_NAME, redisConnection } from './redis.js';
 
-export async function openQueue(url: string): Promise<Queue<RunJob, RunOutcome>> {
+export type RunQueue = Queue<RunJob, RunOutcome>;
+
+/** Runs `work` on the queue at `url` (checked reachable first), then closes the queue and its connection. */
+export async function withQueue<T>(url: string, work: (queue: RunQueue) => Promise<T>): Promise<T> {
   await checkRedis(url);
-  return new Queue<RunJob, RunOutcome>(QUEUE_NAME, { connection: redisConnection(url) });
+  const connection = redisConnection(url);
+  const queue: RunQueue = new Queue(QUEUE_NAME, { connection });
+  try {
+    return await work(queue);
+  } finally {
+    await queue.close();
+    // BullMQ leaves a connection it was given open.
+    connection.disconnect();
+  }
 }
 
 /**
  * Adds the jobs; those whose run is already queued or ended are left as they are. Returns how many were new, and
  * the ids of those that had already completed.
  */
-export async function enqueueRuns(queue: Queue<RunJob, RunOutcome>, jobs: readonly RunJob[]): Promise<{ added: number; completed: Set<string> }> {
+export async function enqueueRuns(queue: RunQueue, jobs: readonly RunJob[]): Promise<{ added: number; completed: Set<string> }> {
   const ids = jobs.map(jobIdOf);
   const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
   await queue.addBulk(jobs.map((j) => ({ name: jobLabel(j), data: j, opts: jobOptions(j) })));
@@ -38,7 +49,7 @@ export interface JobEnd {
  * count as `skipped` (their run was done).
  */
 export async function waitForJobs(
-  queue: Queue<RunJob, RunOutcome>,
+  queue: RunQueue,
   jobs: readonly RunJob[],
   opts: { alreadyDone: ReadonlySet<string>; pollMs: number; onEnd(e: JobEnd): void },
 ): Promise<MatrixSummary> {
@@ -87,7 +98,7 @@ export interface QueueStatus {
   deadLetters: DeadLetter[];
 }
 
-export async function queueStatus(queue: Queue<RunJob, RunOutcome>): Promise<QueueStatus> {
+export async function queueStatus(queue: RunQueue): Promise<QueueStatus> {
   const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized');
   const failed = await queue.getFailed(0, -1);
   return {
@@ -103,7 +114,7 @@ export async function queueStatus(queue: Queue<RunJob, RunOutcome>): Promise<Que
 }
 
 /** Puts every dead-lettered job back in the queue; returns how many. */
-export async function retryDeadLetters(queue: Queue<RunJob, RunOutcome>): Promise<number> {
+export async function retryDeadLetters(queue: RunQueue): Promise<number> {
   const n = await queue.getFailedCount();
   await queue.retryJobs({ state: 'failed' });
   return n;
@@ -113,7 +124,7 @@ export async function retryDeadLetters(queue: Queue<RunJob, RunOutcome>): Promis
  * Removes the jobs not started yet (waiting, and delayed for a retry); with `all`, every job, ended ones too, so
  * that the same runs can be enqueued again (runs `done` in the store are still skipped by the workers).
  */
-export async function drainQueue(queue: Queue<RunJob, RunOutcome>, all: boolean): Promise<number> {
+export async function drainQueue(queue: RunQueue, all: boolean): Promise<number> {
   const c = await queue.getJobCounts('waiting', 'delayed', 'prioritized', 'completed', 'failed', 'active');
   if (all) {
     await queue.obliterate({ force: true });

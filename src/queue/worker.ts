@@ -74,8 +74,9 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
     return outcome;
   };
 
+  const connection = redisConnection(opts.queueUrl);
   const worker = new Worker<RunJob, RunOutcome>(QUEUE_NAME, process, {
-    connection: redisConnection(opts.queueUrl),
+    connection,
     concurrency: opts.concurrency,
     lockDuration: opts.lockSec * 1000,
     stalledInterval: opts.lockSec * 1000,
@@ -92,6 +93,7 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
     if (lastError) opts.log('queue: connected again');
     lastError = '';
   });
+  worker.on('active', (job) => opts.log(`${jobLabel(job.data)}: started`));
   worker.on('completed', (job, outcome) => opts.log(`${jobLabel(job.data)}: ${outcome}`));
   worker.on('failed', (job, err) => {
     if (job && !(err instanceof WaitingError)) opts.log(`${jobLabel(job.data)}: failed (delivery ${job.attemptsMade} of ${job.opts.attempts ?? 1}): ${err.message}`);
@@ -105,6 +107,7 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
       if (stopping) return stopped;
       stopping = true;
       await worker.close();
+      connection.disconnect(); // BullMQ leaves a connection it was given open
       resolveStopped();
     },
   };

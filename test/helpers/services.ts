@@ -1,13 +1,14 @@
 /**
  * Real Redis and PostgreSQL servers for the tests (Debian's, installed by scripts/setup.sh): each on a free
  * private port with a temporary data directory, stopped and removed by `stop()`. PostgreSQL refuses to run as
- * root, so as root its files belong to, and it runs as, the `postgres` user.
+ * root, so as root its files belong to, and it runs as, the `postgres` user (Debian's package creates it).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 
 export interface Service {
   url: string;
@@ -45,20 +46,22 @@ async function waitForPort(port: number, timeoutMs: number, exited: () => string
   }
 }
 
-function stopChild(child: ChildProcess | undefined): Promise<void> {
+function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
 }
 
-/** Runs a command as `user` when we are root (runuser), as ourselves otherwise. */
-function asUser(user: string, command: string, args: string[]): [string, string[]] {
-  return process.getuid?.() === 0 ? ['runuser', ['-u', user, '--', command, ...args]] : [command, args];
+/** As root, the `postgres` user's uid and gid (PostgreSQL refuses to run as root); nothing otherwise. */
+function postgresUser(): { uid: number; gid: number } | Record<string, never> {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout);
+  return { uid: id('-u'), gid: id('-g') };
 }
 
-/** A Redis server without persistence. */
+/** A Redis server whose data survives `pause()` and `start()` (an append-only file in its directory). */
 export async function startRedis(): Promise<Service> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'envproof-redis-'));
   const port = await freePort();
@@ -66,7 +69,7 @@ export async function startRedis(): Promise<Service> {
   let log = '';
   const start = async () => {
     log = '';
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (c: Buffer) => (log += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (log += c.toString()));
     const c = child;
@@ -95,28 +98,23 @@ function postgresBin(name: string): string {
   throw new Error(`PostgreSQL's ${name} is not installed (run scripts/setup.sh)`);
 }
 
-/** A PostgreSQL server with one database, `envproof`, that trusts local connections. */
+/** A PostgreSQL server with one database, `envproof` (`createDatabase` adds more), that trusts local connections. */
 export async function startPostgres(): Promise<Service> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'envproof-pg-'));
   const data = path.join(dir, 'data');
   const port = await freePort();
-  const root = process.getuid?.() === 0;
-  if (root) {
-    const pw = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-    const gw = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-    chownSync(dir, Number(pw.stdout), Number(gw.stdout));
-  }
+  const user = postgresUser();
+  if (user.uid !== undefined) chownSync(dir, user.uid, user.gid);
   const run = (name: string, args: string[]) => {
-    const [cmd, argv] = asUser('postgres', postgresBin(name), args);
-    const r = spawnSync(cmd, argv, { encoding: 'utf8', cwd: dir });
+    const r = spawnSync(postgresBin(name), args, { encoding: 'utf8', cwd: dir, ...user });
     if (r.status !== 0) throw new Error(`${name} ${args.join(' ')} failed: ${r.stdout}${r.stderr}`);
   };
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
   let child: ChildProcess | undefined;
   const start = async () => {
     let log = '';
-    const [cmd, argv] = asUser('postgres', postgresBin('postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']);
-    child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
+    const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'];
+    child = spawn(postgresBin('postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir, ...user });
     child.stdout!.on('data', (c: Buffer) => (log += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (log += c.toString()));
     const c = child;
@@ -124,14 +122,29 @@ export async function startPostgres(): Promise<Service> {
   };
   await start();
   run('createdb', ['-h', dir, '-p', String(port), '-U', 'postgres', 'envproof']);
+  // SIGINT is PostgreSQL's fast shutdown: it disconnects clients (SIGTERM would wait for them to leave).
   return {
     url: `postgres://postgres@127.0.0.1:${port}/envproof`,
     port,
     start,
-    pause: () => stopChild(child),
+    pause: () => stopChild(child, 'SIGINT'),
     stop: async () => {
-      await stopChild(child);
+      await stopChild(child, 'SIGINT');
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Creates another database on the server of `url`; returns its URL. */
+export async function createDatabase(url: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
 }
