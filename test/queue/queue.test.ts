@@ -9,6 +9,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { queueStatus, withQueue } from '../../src/queue/client.js';
 import { REPO_ROOT, runCliAsync } from '../helpers/cli.js';
 import { createDatabase, freePort, startPostgres, startRedis, type Service } from '../helpers/services.js';
 import { readStore, SUITE, tempStore, type StoreEntry } from '../protocol/helpers.js';
@@ -123,14 +124,16 @@ describe('envproof run --queue with workers', () => {
 
   test('a queue or store that is not there at start is a clear error', async () => {
     const closed = await freePort();
-    const run = await runCliAsync(['run', ...WORKLOAD, '--queue', `redis://127.0.0.1:${closed}`]);
+    const [run, worker, status] = await Promise.all([
+      runCliAsync(['run', ...WORKLOAD, '--queue', `redis://127.0.0.1:${closed}`]),
+      runCliAsync(['worker', '--queue', redis.url, '--store', `postgres://postgres:secret@127.0.0.1:${closed}/none`]),
+      runCliAsync(['queue', 'status', '--queue', `redis://127.0.0.1:${closed}`]),
+    ]);
     assert.equal(run.status, 2);
     assert.match(run.stderr, /cannot reach the Redis queue redis:\/\/127\.0\.0\.1:\d+/);
     assert.doesNotMatch(run.stderr, /internal error|\n\s+at /);
-    const worker = await runCliAsync(['worker', '--queue', redis.url, '--store', `postgres://postgres:secret@127.0.0.1:${closed}/none`]);
     assert.equal(worker.status, 2);
     assert.match(worker.stderr, /cannot reach the PostgreSQL results store postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/none/, 'the password is not printed');
-    const status = await runCliAsync(['queue', 'status', '--queue', `redis://127.0.0.1:${closed}`]);
     assert.equal(status.status, 2);
     assert.match(status.stderr, /cannot reach the Redis queue/);
   });
@@ -161,8 +164,9 @@ describe('envproof run --queue with workers', () => {
     copyFileSync(SCRIPT, script);
     const one = ['run', ...OPTIONS, '--agent', `scripted:${script}`, '--tasks', 'p_01', '--queue', queue, '--retries', '0'];
     assert.equal((await runCliAsync(one)).status, 0);
-    const counts = async () => JSON.parse((await runCliAsync(['queue', 'status', '--queue', queue, '--json'])).stdout).counts;
-    assert.deepEqual(await counts(), { waiting: 1, active: 0, delayed: 0, completed: 0, failed: 0 });
+    const counts = async () => (await withQueue(queue, queueStatus)).counts;
+    const json = await runCliAsync(['queue', 'status', '--queue', queue, '--json']);
+    assert.deepEqual(JSON.parse(json.stdout), { counts: { waiting: 1, active: 0, delayed: 0, completed: 0, failed: 0 }, deadLetters: [] });
 
     // The worker cannot rebuild the job's agent: a failure that is not the agent's, dead-lettered.
     rmSync(script);
