@@ -48,7 +48,7 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
     return ready;
   };
 
-  const process = async (job: Job<RunJob>, token?: string): Promise<RunOutcome> => {
+  const processJob = async (job: Job<RunJob>, token?: string): Promise<RunOutcome> => {
     const data = job.data;
     const plan = plans.plan(data);
     const { backend } = resolveBackend(data.protocol.sandbox);
@@ -75,7 +75,7 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
   };
 
   const connection = redisConnection(opts.queueUrl);
-  const worker = new Worker<RunJob, RunOutcome>(QUEUE_NAME, process, {
+  const worker = new Worker<RunJob, RunOutcome>(QUEUE_NAME, processJob, {
     connection,
     concurrency: opts.concurrency,
     lockDuration: opts.lockSec * 1000,

@@ -1,10 +1,10 @@
 import { mkdtempSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ResultsStore } from '../../src/store/store.js';
 import type { AttemptRecord, StoredRun } from '../../src/store/types.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { freePort } from '../helpers/services.js';
 
 export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 export const SUITE = path.join(FIXTURES, 'suite.yaml');
@@ -31,11 +31,5 @@ export async function readStore(spec: string): Promise<StoreEntry[]> {
   }
 }
 
-/** A local port nothing listens on (bound once to pick it, then closed): connections to it are refused. */
-export async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** A local port nothing listens on: connections to it are refused. */
+export const closedPort = freePort;

@@ -122,6 +122,33 @@ describe('envproof run --queue with workers', () => {
     assert.equal(redelivered.length, 1, 'the stalled job went to another worker');
   });
 
+  test('SIGTERM: the worker finishes the attempt in progress, hands the job back and exits 0; the next resumes', async () => {
+    const queue = `${redis.url}/5`;
+    const store = await createDatabase(postgres.url, 'handback');
+    const script = ['--agent', `scripted:${path.join(import.meta.dirname, 'fixtures', 'handback.yaml')}`, '--tasks', 'p_01'];
+    const first = startWorker(queue, store);
+    const run = runCliAsync(['run', ...OPTIONS, ...script, '--queue', queue, '--wait']);
+    const attempts = async () => (await readStore(store).catch(() => []))[0]?.attempts.length ?? 0;
+    await until('attempt 0 recorded', async () => (await attempts()) === 1);
+    first.child.kill('SIGTERM'); // during round 1 (3 s of agent, then its execution)
+    assert.equal(await first.exited, 0, first.log());
+    const [handedBack] = await readStore(store);
+    assert.equal(handedBack!.run.status, 'running');
+    assert.equal(handedBack!.attempts.length, 2, 'round 1 was finished and recorded, round 2 not started');
+    assert.deepEqual((await withQueue(queue, queueStatus)).counts, { waiting: 1, active: 0, delayed: 0, completed: 0, failed: 0 });
+
+    const second = startWorker(queue, store);
+    const r = await run;
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^1 runs in .*: 1 succeeded/);
+    assert.equal(await stopWorker(second), 0);
+    const [after] = await readStore(store);
+    assert.equal(after!.run.status, 'done');
+    assert.equal(after!.run.repairDepth, 2);
+    assert.deepEqual(after!.attempts.slice(0, 2), handedBack!.attempts, 'rounds 0 and 1 were kept');
+    assert.deepEqual(after!.attempts.map((a) => a.success), [false, false, true]);
+  });
+
   test('a queue or store that is not there at start is a clear error', async () => {
     const closed = await freePort();
     const [run, worker, status] = await Promise.all([
