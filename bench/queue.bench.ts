@@ -72,12 +72,13 @@ try {
   // The queue's cost per job: BullMQ add, delivery, lock and completion of an empty job, one process.
   const JOBS = 300;
   const connection = new Redis(`${redis.url}/9`, { maxRetriesPerRequest: null });
+  const workerConnection = new Redis(`${redis.url}/9`, { maxRetriesPerRequest: null });
   const q = new Queue('bench', { connection });
   const done = new Promise<void>((resolve) => {
     let n = 0;
     const w = new Worker('bench', async () => {
       if (++n === JOBS) setImmediate(() => void w.close().then(resolve));
-    }, { connection: new Redis(`${redis.url}/9`, { maxRetriesPerRequest: null }) });
+    }, { connection: workerConnection });
   });
   const t0 = performance.now();
   await q.addBulk(Array.from({ length: JOBS }, (_, i) => ({ name: 'empty', data: { i }, opts: { jobId: `job-${i}` } })));
@@ -85,6 +86,7 @@ try {
   const queueMs = (performance.now() - t0) / JOBS;
   await q.close();
   connection.disconnect();
+  workerConnection.disconnect();
 
   // The store's cost per attempt: one project tree and one run with its attempt, on SQLite and on PostgreSQL.
   const snapshot = await snapshotTree(path.join(root, 'replay', 'p_01', 'javascript', '0'));
