@@ -48,9 +48,12 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
   }
 }
 
-/** SIGTERM, then the exit code (a graceful stop is 0). */
+/** SIGTERM once the worker is up (its signal handlers installed), then the exit code (a graceful stop is 0). */
 async function stopWorker(w: WorkerProcess): Promise<number | null> {
-  if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGTERM');
+  if (w.child.exitCode === null && w.child.signalCode === null) {
+    await until('the worker up', () => w.log().includes('waiting for jobs') || w.child.exitCode !== null);
+    w.child.kill('SIGTERM');
+  }
   return w.exited;
 }
 
