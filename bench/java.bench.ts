@@ -33,9 +33,7 @@ try {
   const logDir = path.join(ctx.envDir, 'java', 'class-load');
 
   const exec = (argv: string[]) => ctx.sandbox.exec({ argv, cwd: projectDir, timeoutMs: 120_000, network: false });
-  let traces = 0;
-  const traced = (argv: string[]) =>
-    traceRun(ctx.sandbox, { argv, cwd: projectDir, timeoutMs: 120_000, network: false, logPath: path.join(root, `t${traces++}.strace`) });
+  const traced = (argv: string[]) => traceRun(ctx.sandbox, { argv, cwd: projectDir, timeoutMs: 120_000, network: false });
   const modes: Record<string, () => Promise<unknown>> = {
     untraced: () => exec(withoutLog),
     'untraced + class-load log': () => exec(withLog),

@@ -1,5 +1,18 @@
 import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry } from '../core/types.js';
 import type { SandboxBackend } from '../sandbox/types.js';
+import type { TracerName } from '../trace/index.js';
+
+/** What tracing cost on this project (`--overhead n`). */
+export interface Overhead {
+  /** The tracer of the traced runs. */
+  tracer: TracerName;
+  /** Runs of each kind. */
+  n: number;
+  untracedMedianMs: number;
+  tracedMedianMs: number;
+  /** The median of the n ratios traced ÷ untraced, each traced run with the untraced run before it. */
+  ratio: number;
+}
 
 /** Version of the `envproof audit --json` document; bumped on any incompatible change (docs/audit-json.md). */
 export const AUDIT_SCHEMA_VERSION = 1;
@@ -23,17 +36,23 @@ export interface RunOutcome {
   durationMs: number;
   /** The tail of what the program printed (stdout then stderr). */
   outputTail: string;
+  /** Which tracer traced the run: `fast` (kernel events) or `strace`. */
+  tracer: TracerName;
+  /** With --overhead. */
+  overhead?: Overhead;
 }
 
 export interface PhaseTimes {
   prepare: number;
   install: number;
   build: number;
-  /** The program's run under strace. */
+  /** The program's traced run. */
   run: number;
-  /** Reading the trace: parsing the log, resolving symlinks, reaping leftovers. */
+  /** What the tracer adds around the run: starting, reading its output, resolving symlinks, reaping leftovers. */
   tracing: number;
   analysis: number;
+  /** The runs of --overhead (0 without it). */
+  overhead: number;
 }
 
 export interface AuditReport {

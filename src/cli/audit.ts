@@ -4,6 +4,8 @@ import { EnvproofError, StepFailedError, UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS } from '../core/types.js';
 import { renderAuditText } from '../report/audit-text.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
+import type { TracerChoice } from '../trace/index.js';
+import { tracerOption } from './tracer-option.js';
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
@@ -24,6 +26,12 @@ function parseTimeout(value: string): number {
   return n;
 }
 
+function parseRuns(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--overhead must be a whole number of runs from 1 to 1000, not "${value}"`);
+  return n;
+}
+
 /** The findings that make the exit code 1. */
 export function findings(report: AuditReport, failOn: readonly FindingKind[]): string[] {
   return failOn.filter((k) => (k === 'run' ? !report.run.success : report.gaps[k].length > 0));
@@ -39,12 +47,14 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .option('--timeout <seconds>', 'time limit of the traced run', '120')
     .addOption(new Option('--sandbox <backend>', 'where installs and the traced run happen').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--fail-on <kinds>', `which findings make the exit code 1 (${FINDING_KINDS.join(',')})`, 'phantom,hidden,run')
+    .addOption(tracerOption())
+    .option('--overhead <n>', 'after the traced run, run the program n times untraced and n times traced, alternating, and report what tracing costs', parseRuns)
     .addOption(new Option('--java-attribution <how>', 'Java D3: jars classes were loaded from, or (as the paper) jars opened').choices(['loaded', 'opened']).default('loaded'))
     .option('--json', 'print the report as JSON (schema: docs/audit-json.md)')
     .option('--keep', 'keep the work directory and print its path')
     .option('-q, --quiet', 'no progress messages')
     .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error.')
-    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: 'loaded' | 'opened'; json?: boolean; keep?: boolean; quiet?: boolean }) => {
+    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; tracer: TracerChoice; overhead?: number; failOn: string; javaAttribution: 'loaded' | 'opened'; json?: boolean; keep?: boolean; quiet?: boolean }) => {
       const failOn = parseFailOn(o.failOn);
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
       // Loaded on use, so other commands start without the audit machinery.
@@ -58,6 +68,8 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
           timeoutSec: parseTimeout(o.timeout),
           keep: Boolean(o.keep),
           sandbox: o.sandbox,
+          tracer: o.tracer,
+          overhead: o.overhead,
           tracedView: o.javaAttribution === 'opened' ? { java: 'opened' } : {},
           progress,
         });

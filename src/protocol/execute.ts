@@ -4,11 +4,13 @@ import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError 
 import { tail } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import type { BackendChoice } from '../sandbox/index.js';
+import type { TracerChoice } from '../trace/index.js';
 import { classifyRunFailure, classifyStepFailure, type ErrorClass } from './classify.js';
 
 export interface ExecuteOptions {
   language: EcosystemId;
   sandbox: BackendChoice;
+  tracer?: TracerChoice;
   timeoutSec: number;
   progress(message: string): void;
 }
@@ -38,6 +40,7 @@ export async function executeAttempt(projectDir: string, opts: ExecuteOptions): 
       timeoutSec: opts.timeoutSec,
       keep: false,
       sandbox: opts.sandbox,
+      tracer: opts.tracer,
       progress: opts.progress,
     });
     if (report.run.success) return { success: true, report };

@@ -7,6 +7,7 @@ import { errorMessage } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
 import type { BackendChoice } from '../sandbox/index.js';
+import type { TracerChoice } from '../trace/index.js';
 import type { ResultsStore } from '../store/store.js';
 import type { AttemptRecord, RunKey, StoredRun } from '../store/types.js';
 import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
@@ -28,6 +29,8 @@ export interface ProtocolOptions {
   /** Repair rounds after the first attempt (the paper's k). */
   repairs: number;
   sandbox: BackendChoice;
+  /** The tracer of the program's run (default auto). */
+  tracer?: TracerChoice;
   /** Time limit of the program's run, seconds. */
   runTimeoutSec: number;
   /** Time limit of one agent turn, seconds. */
@@ -187,7 +190,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         opts.progress(`executing attempt ${round}`);
         for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
           if (attempt > 0) await sleep(opts.retryDelaySec * 2 ** (attempt - 1));
-          const outcome = await executeAttempt(workspace, { language: plan.language, sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} });
+          const outcome = await executeAttempt(workspace, { language: plan.language, sandbox: opts.sandbox, tracer: opts.tracer, timeoutSec: opts.runTimeoutSec, progress: () => {} });
           report = outcome.report;
           failure = outcome.success ? undefined : outcome.failure;
           if (failure?.class !== 'infrastructure') break;

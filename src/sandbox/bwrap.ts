@@ -83,6 +83,7 @@ export function rootEntriesOf(rootfs: string): RootEntry[] {
 /** Bubblewrap over a cached Debian root filesystem: read-only system, the work directory as the only writable place. */
 export class BwrapSandbox implements Sandbox {
   readonly backend = 'bwrap' as const;
+  readonly supportsHostWrapper = true;
   readonly workDir: string;
   readonly rootOnHost: string;
   readonly baseline: SandboxBaseline;
@@ -132,7 +133,7 @@ export class BwrapSandbox implements Sandbox {
       cores: os.availableParallelism(),
       dropToUid: this.dropToUid,
     });
-    return runProcess(argv, {
+    return runProcess([...(req.hostWrapper ?? []), ...argv], {
       env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
       timeoutMs: req.timeoutMs,
       maxOutputBytes: req.maxOutputBytes,

@@ -109,6 +109,8 @@ let runCounter = 0;
 /** Docker or Podman: one `--rm` container per command, the work directory bound at the same path. */
 export class ContainerSandbox implements Sandbox {
   readonly workDir: string;
+  /** The engine, not the client this class starts, runs the container's processes. */
+  readonly supportsHostWrapper = false;
   /** The container's file system is not reachable from the host; only the work directory maps back. */
   readonly rootOnHost = '';
   baseline?: SandboxBaseline;
@@ -138,6 +140,7 @@ export class ContainerSandbox implements Sandbox {
   }
 
   async exec(req: ExecRequest): Promise<ExecResult> {
+    if (req.hostWrapper) throw new EnvproofError(`the ${this.backend} sandbox cannot run a host command around its programs`);
     await prepareWritableDirs(this.workDir, process.getuid?.() === 0 ? SANDBOX_UID : undefined);
     const name = `envproof-${process.pid}-${++runCounter}`;
     const argv = containerRunArgv({

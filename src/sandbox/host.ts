@@ -40,6 +40,7 @@ export function processTreePrefix(): string[] {
 /** The weakest backend: a temporary directory and a cleaned environment on the host. */
 export class HostSandbox implements Sandbox {
   readonly backend = 'host' as const;
+  readonly supportsHostWrapper = true;
   readonly isolationWarning = HOST_WARNING;
   readonly rootOnHost = '/';
   readonly workDir: string;
@@ -55,7 +56,9 @@ export class HostSandbox implements Sandbox {
     const home = path.join(this.hostWorkDir, 'home');
     await mkdir(home, { recursive: true });
     await mkdir(path.join(this.hostWorkDir, 'tmp'), { recursive: true });
-    return runProcess([...processTreePrefix(), ...req.argv], {
+    // The wrapper goes inside the pid namespace: a tracer there is its first process, as the program's parent,
+    // so the program is not the namespace's init (which ignores signals it has no handler for).
+    return runProcess([...processTreePrefix(), ...(req.hostWrapper ?? []), ...req.argv], {
       cwd: req.cwd,
       env: cleanEnvironment(home, req.env),
       timeoutMs: req.timeoutMs,

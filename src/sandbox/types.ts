@@ -20,6 +20,12 @@ export interface ExecRequest {
   /** Installing needs the network; the traced run does not get it. */
   network: boolean;
   maxOutputBytes?: number;
+  /**
+   * A command that runs the program (a tracer watching it), run outside the sandbox's file-system view so that
+   * the program cannot reach what it writes: on the host, around bwrap; inside the host backend's pid
+   * namespace. Only for sandboxes whose `supportsHostWrapper` is true.
+   */
+  hostWrapper?: readonly string[];
 }
 
 export interface ExecResult {
@@ -46,6 +52,8 @@ export interface Sandbox {
   readonly workDir: string;
   /** A sentence for reports when isolation is weak (host), otherwise undefined. */
   readonly isolationWarning?: string;
+  /** Whether the programs `exec` runs are descendants of the host process it starts (not with a container engine). */
+  readonly supportsHostWrapper: boolean;
   exec(req: ExecRequest): Promise<ExecResult>;
   /** Host path of a path seen inside, or null when it is not visible from the host (e.g. the rootfs's own /usr). */
   toHost(insidePath: string): string | null;
