@@ -29,7 +29,7 @@ export async function traceRun(sandbox: Sandbox, req: TraceRequest, choice: Trac
       if (choice === 'fast') throw new EnvproofError(`the fast tracer cannot run here: ${err.message}`, 'use --tracer auto or strace');
       why = `the fast tracer cannot run here (${err.message}): traced with strace`;
     } else if (err instanceof IncompleteTraceError) {
-      why = `the fast tracer missed calls: ${err.message}; the run was repeated under strace`;
+      why = `the fast tracer missed ${err.lost} call${err.lost === 1 ? '' : 's'} (${err.reason}): the run was repeated under strace`;
     } else throw err;
   }
   const r = await tracers.strace(sandbox, req);

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { HostSandbox } from '../../src/sandbox/host.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
-import { traceRun, type TracerName } from '../../src/trace/index.js';
+import { FastTraceDaemon } from '../../src/trace/fast/daemon.js';
+import { fastTracer, straceTracer, traceRun, type TracerName } from '../../src/trace/index.js';
 import { processesWith } from '../sandbox/helpers.js';
 import { assertOpensScenario, NoPidNamespaceSandbox, request, scratchDir, sleeperAlive, TRACERS, uniqueSleep } from './scenario.js';
 
@@ -108,3 +109,36 @@ for (const tracer of TRACERS) {
     });
   });
 }
+
+describe('the fast tracer loses calls when its ring buffer overflows', () => {
+  // One page of ring buffer holds two records of these long paths: the reader cannot keep up with a program
+  // opening thousands of files, and the kernel counts what it could not send.
+  const daemon = FastTraceDaemon.start({ ringPages: 1 });
+  after(async () => (await daemon).stop());
+  const FILES = 3000;
+  const program = `import os\nlong = './' * 700\nfor n in sorted(os.listdir('many')): open(long + 'many/' + n).close()`;
+
+  function thousandsOfFiles(): HostSandbox {
+    const sb = sandbox();
+    mkdirSync(path.join(sb.hostWorkDir, 'many'));
+    for (let i = 0; i < FILES; i++) writeFileSync(path.join(sb.hostWorkDir, 'many', `f${i}`), '');
+    return sb;
+  }
+
+  test('a lossy run is never used: it is repeated under strace, with a note, and D3 is complete', { timeout: 180_000 }, async () => {
+    const sb = thousandsOfFiles();
+    const r = await traceRun(sb, request(sb, [PYTHON, '-c', program], 120_000), 'auto', { fast: fastTracer(() => daemon), strace: straceTracer });
+    assert.equal(r.run.exitCode, 0, r.run.stderr);
+    assert.equal(r.tracer, 'strace');
+    assert.match(r.notes.join('\n'), /fast tracer missed \d+ calls?.*repeated under strace/s);
+    for (let i = 0; i < FILES; i++) assert.ok(r.files.has(path.join(sb.workDir, 'many', `f${i}`)), `many/f${i} is missing`);
+  });
+
+  test('the default ring buffer keeps up with the same program', { timeout: 180_000 }, async () => {
+    const sb = thousandsOfFiles();
+    const r = await traceRun(sb, request(sb, [PYTHON, '-c', program], 120_000), 'fast');
+    assert.equal(r.tracer, 'fast');
+    assert.deepEqual(r.notes, []);
+    for (let i = 0; i < FILES; i++) assert.ok(r.files.has(path.join(sb.workDir, 'many', `f${i}`)), `many/f${i} is missing`);
+  });
+});

@@ -16,8 +16,9 @@ import { sharedDaemon, type FastTraceDaemon } from './daemon.js';
 
 /** The fast tracer could not see every call of the run: its result must not be used. */
 export class IncompleteTraceError extends Error {
+  readonly reason = "the kernel's ring buffer was full, a 32-bit program ran, or a path was too deep to read";
   constructor(readonly lost: number) {
-    super(`${lost} of the program's calls could not be recorded (the kernel's ring buffer was full, a 32-bit program, or a path too deep to read)`);
+    super(`the fast tracer missed ${lost} of the program's calls`);
   }
 }
 
