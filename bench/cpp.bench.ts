@@ -1,5 +1,6 @@
 /**
- * Tracing overhead of a C++ run: the zlib + nlohmann_json fixture program, run untraced and under strace
+ * Tracing overhead of a C++ run: the zlib + nlohmann_json fixture program, run untraced and traced (the default
+ * tracer; tracers.bench.ts compares both)
  * (median of 7 each, wall time as measured around the sandbox call), plus configure, build and
  * attribution times once.
  */

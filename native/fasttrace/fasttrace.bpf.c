@@ -18,7 +18,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define AT_FDCWD -100
 #define AT_EMPTY_PATH 0x1000
-#define MAX_DEPTH 64
+#define MAX_WALK_STEPS 128 /* names and mount points crossed, from a directory up to the root */
 #define TS_COMPAT 0x0002 /* thread_info.status: a 32-bit system call is running */
 #define X32_SYSCALL_BIT 0x40000000
 /* x86-64 system call numbers */
@@ -179,8 +179,8 @@ static long walk_step(__u64 i, void *ctx)
 		w->vm = &parent->mnt;
 		return 0;
 	}
-	if (w->off > FT_DIR_MAX - FT_NAME_MAX - 1)
-		return 1;
+	if (w->off + FT_NAME_MAX + 1 > FT_DIR_MAX - 1)
+		return 1; /* no room for another name: the walk stays incomplete */
 	long n = bpf_probe_read_kernel_str(&w->r->data[w->off & (FT_DIR_MAX - 1)], FT_NAME_MAX + 1, BPF_CORE_READ(d, d_name.name));
 	if (n <= 0)
 		return 1;
@@ -210,7 +210,7 @@ static __always_inline void read_dir(struct record *r, int fd)
 		.root_m = BPF_CORE_READ(task, fs, root.mnt),
 	};
 	w.m = mount_of(w.vm);
-	bpf_loop(2 * MAX_DEPTH, walk_step, &w, 0);
+	bpf_loop(MAX_WALK_STEPS, walk_step, &w, 0);
 	r->h.dir_len = w.off;
 	if (!w.complete)
 		r->h.flags |= FT_INCOMPLETE;
@@ -240,7 +240,8 @@ static __always_inline void read_path_at(struct record *r, int dfd, const char *
 	read_path(r, path);
 }
 
-static __always_inline int on_path_call(long ret, int dfd, const char *path, __u8 kind)
+/* A successful call of a traced process: its path argument and, for fchdir, only the directory. */
+static __always_inline int on_call(long ret, int dfd, const char *path, __u8 kind)
 {
 	if (ret < 0)
 		return 0;
@@ -252,26 +253,13 @@ static __always_inline int on_path_call(long ret, int dfd, const char *path, __u
 	struct record *r = new_record();
 	if (!r)
 		return 0;
-	read_path_at(r, dfd, path);
+	if (kind == FT_FCHDIR) {
+		read_dir(r, dfd);
+		r->data[r->h.dir_len & (FT_DIR_MAX - 1)] = 0;
+	} else {
+		read_path_at(r, dfd, path);
+	}
 	send(r, run, tid, kind);
-	return 0;
-}
-
-static __always_inline int on_fchdir(long ret, int fd)
-{
-	if (ret < 0)
-		return 0;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct task_state *t = recording_task(tid);
-	if (!t)
-		return 0;
-	__u32 run = t->run;
-	struct record *r = new_record();
-	if (!r)
-		return 0;
-	read_dir(r, fd);
-	r->data[r->h.dir_len & (FT_DIR_MAX - 1)] = 0;
-	send(r, run, tid, FT_FCHDIR);
 	return 0;
 }
 
@@ -317,7 +305,10 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		kind = FT_CHDIR;
 		break;
 	case NR_fchdir:
-		return on_fchdir(ret, (int)regs->di);
+		dfd = (int)regs->di;
+		path = 0;
+		kind = FT_FCHDIR;
+		break;
 	case NR_execveat: {
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 		bpf_map_delete_elem(&pending, &tid); /* the exec failed: on success it was used up */
@@ -326,7 +317,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	default:
 		return 0;
 	}
-	return on_path_call(ret, dfd, path, kind);
+	return on_call(ret, dfd, path, kind);
 }
 
 /*

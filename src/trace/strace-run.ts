@@ -20,7 +20,7 @@ import { withSymlinkTargets } from './symlinks.js';
 import type { Tracer } from './types.js';
 import { watchRootEnd } from './watch.js';
 
-export const INSIDE_LOG_NOTE =
+const INSIDE_LOG_NOTE =
   'strace ran inside the container, beside the program, and its log lay in the work directory, where the program could have changed it';
 
 /** Runs `exec` with the strace log growing at `hostLog`, killing what the program leaves behind. */

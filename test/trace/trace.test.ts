@@ -110,6 +110,20 @@ for (const tracer of TRACERS) {
   });
 }
 
+test('a directory too deep for the fast tracer to name: the run is repeated under strace', { timeout: 120_000 }, async () => {
+  const sb = sandbox();
+  // 150 levels: more than the kernel part walks up from a directory descriptor (128 steps).
+  const deep = Array.from({ length: 150 }, () => 'd').join('/');
+  mkdirSync(path.join(sb.hostWorkDir, deep), { recursive: true });
+  writeFileSync(path.join(sb.hostWorkDir, deep, 'f.txt'), 'x');
+  const program = `import os\nfd = os.open('${deep}', os.O_RDONLY | os.O_DIRECTORY)\nos.close(os.open('f.txt', os.O_RDONLY, dir_fd=fd))`;
+  const r = await traceRun(sb, request(sb, [PYTHON, '-c', program]));
+  assert.equal(r.run.exitCode, 0, r.run.stderr);
+  assert.equal(r.tracer, 'strace');
+  assert.match(r.notes.join('\n'), /fast tracer missed 1 call .*repeated under strace/);
+  assert.ok(r.files.has(path.join(sb.workDir, deep, 'f.txt')));
+});
+
 describe('the fast tracer loses calls when its ring buffer overflows', () => {
   // One page of ring buffer holds two records of these long paths: the reader cannot keep up with a program
   // opening thousands of files, and the kernel counts what it could not send.

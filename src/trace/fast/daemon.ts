@@ -71,6 +71,7 @@ export class FastTraceDaemon {
 
   /** Registers a run whose gate is the file `gateHost`; its records go to `onRecord` until it ends. */
   async open(gateHost: string, onRecord: (r: TraceRecord) => void): Promise<DaemonRun> {
+    if (gateHost.includes('\n')) throw new FastTracerUnavailable(`the work directory's path has a line break: ${JSON.stringify(gateHost)}`);
     const run = this.nextRun++;
     this.listeners.set(run, onRecord);
     const registered = this.expect(RecordKind.gate, run);
