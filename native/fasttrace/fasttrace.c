@@ -4,18 +4,22 @@
  *
  * Commands, one per line on stdin:
  *   gate RUN PATH   register PATH (a file just copied there) as run RUN's gate; answered by FT_GATE
- *   end RUN         forget run RUN; answered by FT_END once every record of the run has been written
+ *   kill RUN        kill every process of run RUN (with SIGKILL)
+ *   end RUN         kill what is left of run RUN, then forget it; answered by FT_END once every record of
+ *                   the run has been written
  * Records (events.h) go to stdout, in the order the kernel produced them, the answers among them.
  *
  * Usage: envproof-fasttrace [--ring-pages N]   (N a power of two; the default ring is 16 MiB)
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -107,6 +111,31 @@ static void register_gate(unsigned int run, const char *path)
 	answer(FT_GATE, run, 0, "");
 }
 
+/* Kills every process of `run` that is still there; returns how many it found. */
+static int kill_run(unsigned int run)
+{
+	int fd = bpf_map__fd(skel->maps.tracked), found = 0;
+	unsigned int key, next, value[2];
+	void *prev = NULL;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, value) == 0 && value[0] == run) {
+			kill((pid_t)key, SIGKILL);
+			found++;
+		}
+	}
+	return found;
+}
+
+/* Kills the run's processes until none is left (a dying tree may still be forking), for at most a second. */
+static void kill_all(unsigned int run)
+{
+	struct timespec pause = { .tv_sec = 0, .tv_nsec = 2000000 };
+	for (int round = 0; round < 500 && kill_run(run) > 0; round++)
+		nanosleep(&pause, NULL);
+}
+
 /*
  * Deletes every map entry of `run`: a gate never executed, processes that outlived the run. Both maps'
  * values start with the run.
@@ -131,6 +160,7 @@ static void forget(unsigned int run)
 static void end_run(struct ring_buffer *rb, unsigned int run)
 {
 	unsigned long long lost = 0;
+	kill_all(run);
 	ring_buffer__consume(rb);
 	forget(run);
 	if (active_runs > 0)
@@ -161,6 +191,8 @@ static int read_commands(struct ring_buffer *rb)
 			register_gate(run, line + at);
 		} else if (sscanf(line, "end %u", &run) == 1) {
 			end_run(rb, run);
+		} else if (sscanf(line, "kill %u", &run) == 1) {
+			kill_run(run);
 		}
 		line = nl + 1;
 	}

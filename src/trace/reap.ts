@@ -13,7 +13,7 @@ export const RUN_MARKER_VARIABLE = 'ENVPROOF_TRACE_RUN';
 
 const MAX_ROUNDS = 10;
 /** How often, once a run is this far past its time limit, processes that escaped the group kill are looked for. */
-const STRAGGLER_CHECK_MS = 500;
+export const STRAGGLER_CHECK_MS = 500;
 
 async function readOrNull(file: string): Promise<string | null> {
   try {

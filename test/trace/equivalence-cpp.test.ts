@@ -9,6 +9,18 @@ describeEquivalence({
   ecosystem: 'cpp',
   fixtures: FIXTURES,
   traced: ['crash', 'fetch', 'fetch-shared', 'pkgconfig', 'zlib-json'],
+  untraced: {
+    'bad-parens': 'CMakeLists.txt does not parse',
+    'build-fails': 'it does not compile',
+    declared: 'a fixture of the CMakeLists.txt reader, without an executable',
+    'missing-config': 'configure fails: a package is missing',
+    'missing-lib': 'configure fails: a library is missing',
+    'missing-pkgconfig': 'configure fails: a pkg-config module is missing',
+    'banner-lib': 'a library the fetch fixture fetches',
+    'greet-lib': 'a library the fetch fixture fetches',
+    'shout-lib': 'a library the fetch fixture fetches',
+    'hello-shared-lib': 'a library the fetch-shared fixture fetches',
+  },
   // The FetchContent fixtures fetch from local repositories made here, as test/cpp does.
   async source(fixture) {
     if (fixture === 'fetch') {

@@ -4,6 +4,14 @@ import { describeEquivalence } from './equivalence.js';
 describeEquivalence({
   ecosystem: 'java',
   fixtures: path.join(import.meta.dirname, '..', 'java', 'fixtures'),
-  traced: [],
-  manifestOnly: { 'orphan-parent': 'its parent POM exists nowhere, so Maven spends minutes looking for it before it fails' },
+  traced: ['crash', 'gson-jackson', 'shaded'],
+  untraced: {
+    'bad-entities': 'pom.xml is refused before any build',
+    'bad-malformed': 'pom.xml is refused before any build',
+    'bad-xxe': 'pom.xml is refused before any build',
+    'compile-error': 'it does not compile',
+    'undeclared-import': 'it does not compile: it imports what it does not declare',
+    'orphan-parent': 'its parent POM exists nowhere',
+    'pom-features': 'a fixture of the pom.xml reader (with a Maven cache of its own), not a project to build',
+  },
 });

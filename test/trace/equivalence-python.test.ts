@@ -19,6 +19,12 @@ describeEquivalence({
   ecosystem: 'python',
   fixtures: path.join(import.meta.dirname, '..', 'audit', 'fixtures'),
   traced: ['py-crash', 'py-hang', 'py-pandas', 'py-yaml-lazy'],
+  untraced: {
+    'py-binary-manifest': 'its requirements.txt is binary: refused before any install',
+    'py-include-cycle': 'its requirements files include each other: refused before pip runs',
+    'py-missing-package': 'pip cannot install a package that does not exist',
+    'py-no-manifest': 'there is no manifest to install',
+  },
   timeoutSec: { 'py-hang': 3 },
   async alsoCheck(fixture, p, fast) {
     const [python, script, ...args] = p.request.argv;

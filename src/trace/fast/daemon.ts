@@ -17,7 +17,12 @@ export interface FastTraceOptions {
 }
 
 export interface DaemonRun {
-  /** Forgets the run once every record of it has been delivered; resolves with how many were lost. */
+  /** Kills every process of the run (the kernel part knows them all, wherever they moved). */
+  kill(): void;
+  /**
+   * Kills what is left of the run and forgets it, once every record of it has been delivered; resolves with
+   * how many were lost.
+   */
   end(): Promise<number>;
 }
 
@@ -83,6 +88,7 @@ export class FastTraceDaemon {
       throw err;
     }
     return {
+      kill: () => this.send(`kill ${run}`),
       end: async () => {
         const ended = this.expect(RecordKind.end, run);
         this.send(`end ${run}`);

@@ -8,7 +8,7 @@ import { tail } from '../../core/process.js';
 import type { ExecResult } from '../../sandbox/types.js';
 import { placeGate } from '../gate.js';
 import { programOutcome, startFailure } from '../outcome.js';
-import { reapingRun, RUN_MARKER_VARIABLE } from '../reap.js';
+import { STRAGGLER_CHECK_MS } from '../reap.js';
 import { withSymlinkTargets } from '../symlinks.js';
 import type { Tracer } from '../types.js';
 import { FastTraceCollector } from './collect.js';
@@ -32,15 +32,20 @@ export function fastTracer(daemon: () => Promise<FastTraceDaemon> = sharedDaemon
     let lost: number;
     try {
       const traced = await tracer.open(gate.host, (r) => collector.push(r));
+      // A process that left the process group keeps the output pipes open, so the exec would not return at its
+      // time limit: once past it, the run's processes are killed. When it returns, `end` kills what is left.
+      const started = Date.now();
+      const stragglers = setInterval(() => {
+        if (Date.now() - started > req.timeoutMs + STRAGGLER_CHECK_MS) traced.kill();
+      }, STRAGGLER_CHECK_MS);
       try {
-        run = await reapingRun(req.timeoutMs, (marker) =>
-          sandbox.exec({ ...req, argv: [gate.inside, ...req.argv], env: { ...req.env, [RUN_MARKER_VARIABLE]: marker } }),
-        );
+        run = await sandbox.exec({ ...req, argv: [gate.inside, ...req.argv] });
       } finally {
+        clearInterval(stragglers);
         lost = await traced.end();
       }
     } finally {
-      await gate.remove();
+      void gate.remove(); // not awaited: nothing depends on it, and the work directory goes in the end
     }
     const seen = collector.result();
     if (!seen.gateRan) {
