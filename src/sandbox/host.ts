@@ -27,12 +27,14 @@ let treePrefix: string[] | undefined;
 /**
  * A command prefix that runs the program in its own pid namespace, so that every process it starts, even one
  * that left its process group (setsid, daemons), dies when it ends or is killed; empty where not permitted.
+ * A shell is the namespace's init and waits for the program: the program must not be init, which ignores the
+ * signals it has no handler for (`abort()` would end in SIGSEGV, `kill -TERM` would do nothing).
  */
 export function processTreePrefix(): string[] {
   if (treePrefix === undefined) {
-    const prefix = ['unshare', '--pid', '--fork', '--kill-child'];
+    const prefix = ['unshare', '--pid', '--fork', '--kill-child', '--', 'sh', '-c', '"$@"; exit $?', 'sh'];
     const probe = spawnSync(prefix[0]!, [...prefix.slice(1), 'true'], { timeout: 10_000 });
-    treePrefix = probe.status === 0 ? [...prefix, '--'] : [];
+    treePrefix = probe.status === 0 ? prefix : [];
   }
   return treePrefix;
 }
@@ -56,9 +58,7 @@ export class HostSandbox implements Sandbox {
     const home = path.join(this.hostWorkDir, 'home');
     await mkdir(home, { recursive: true });
     await mkdir(path.join(this.hostWorkDir, 'tmp'), { recursive: true });
-    // The wrapper goes inside the pid namespace: a tracer there is its first process, as the program's parent,
-    // so the program is not the namespace's init (which ignores signals it has no handler for).
-    return runProcess([...processTreePrefix(), ...(req.hostWrapper ?? []), ...req.argv], {
+    return runProcess([...(req.hostWrapper ?? []), ...processTreePrefix(), ...req.argv], {
       cwd: req.cwd,
       env: cleanEnvironment(home, req.env),
       timeoutMs: req.timeoutMs,

@@ -21,9 +21,9 @@ export interface ExecRequest {
   network: boolean;
   maxOutputBytes?: number;
   /**
-   * A command that runs the program (a tracer watching it), run outside the sandbox's file-system view so that
-   * the program cannot reach what it writes: on the host, around bwrap; inside the host backend's pid
-   * namespace. Only for sandboxes whose `supportsHostWrapper` is true.
+   * A command run on the host around the sandbox's whole command line, which it must run (a tracer watching the
+   * program from outside, where the program cannot reach what it writes). Only for sandboxes whose
+   * `supportsHostWrapper` is true.
    */
   hostWrapper?: readonly string[];
 }

@@ -100,6 +100,8 @@ test('a thread that execs continues as the leader; exit codes are read as wait(2
   ]);
   assert.deepEqual([...r.files].sort(), ['/bin/sh', '/opt/conf', '/opt/tool']);
   assert.deepEqual(r.rootEnd, { kind: 'exited', code: 3 });
+  const aborted = collect([encode(RecordKind.armed, 21), encode(RecordKind.exit, 21, { aux: 6 | 0x80 })]);
+  assert.deepEqual(aborted.rootEnd, { kind: 'killed', signal: 'SIGABRT', coreDumped: true }, 'SIGABRT, as strace names 6, not SIGIOT');
 });
 
 test('records flagged incomplete, and calls of processes never seen to start, make the run incomplete', () => {

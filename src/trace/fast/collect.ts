@@ -5,7 +5,9 @@ import { absoluteTarget, FileRecorder, type PathEffect } from '../recorder.js';
 import { textToBytes } from '../syntax.js';
 import { RecordFlag, RecordKind, type TraceRecord } from './records.js';
 
-const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
+/** Signal numbers to names; of two names for one number (SIGABRT, SIGIOT) the first, as strace prints it. */
+const SIGNAL_NAMES = new Map<number, string>();
+for (const [name, n] of Object.entries(constants.signals)) if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name);
 
 /** A task's exit code as the kernel keeps it (wait(2)'s status): a signal in the low 7 bits, else the code. */
 function processEnd(status: number): ProcessEnd {
