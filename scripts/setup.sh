@@ -36,12 +36,27 @@ want ip iproute2
 want podman podman
 want runc runc
 want_deb containernetworking-plugins
+# The fast tracer (native/fasttrace): an eBPF program compiled with clang against this kernel's BTF types,
+# loaded by a small C program linked with libbpf. Where the kernel has no BTF it is not built (strace is used).
+if [ -e /sys/kernel/btf/vmlinux ]; then
+  want clang clang
+  want llvm-strip llvm
+  want bpftool bpftool
+  want_deb libbpf-dev
+fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if [ -e /sys/kernel/btf/vmlinux ]; then
+  echo "setup: building the fast tracer"
+  make --no-print-directory -s -C native/fasttrace
+else
+  echo "setup: this kernel has no BTF (/sys/kernel/btf/vmlinux): the fast tracer is not built, strace traces instead"
 fi
 
 echo "setup: installing npm dependencies"

@@ -1,14 +1,15 @@
 import path from 'node:path';
-import type { EcosystemId } from '../core/types.js';
+import type { DeclaredResult, EcosystemId } from '../core/types.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError, UsageError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
 import { createSandbox, type BackendChoice, type EnvironmentChoice } from '../sandbox/index.js';
 import type { ExecIsolation, ExecResult, Sandbox, SandboxBackend } from '../sandbox/types.js';
-import { traceRun } from '../trace/index.js';
+import { traceRun, type TraceRequest, type TracerChoice } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
 import { keepNamedFiles } from './kept-files.js';
 import { layer, measure, type Layers } from './measure.js';
+import { measureOverhead } from './overhead.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit, type PhaseTimes, type RunOutcome } from './report.js';
 import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
@@ -32,6 +33,15 @@ export interface AuditOptions {
    * `opened`, the paper's jars-opened figures, instead of `loaded`).
    */
   tracedView?: Partial<Record<EcosystemId, string>>;
+  /** Which tracer traces the run (default auto: the fast one where it can run, else strace). */
+  tracer?: TracerChoice;
+  /** After the traced run, this many untraced and traced runs, alternating, to measure what tracing costs. */
+  overhead?: number;
+  /**
+   * Filled in as the audit gets further (D1 once the manifest is read, D2 once the install succeeded, ...):
+   * after a failure it holds what had been computed, for a report of the failed audit.
+   */
+  partial?: PartialAudit;
   progress(message: string): void;
   /** Told which backend the sandbox is, as soon as it exists (also when a later step fails). */
   onSandbox?(backend: SandboxBackend): void;
@@ -48,7 +58,7 @@ function withoutOwn<T extends { name: string }>(deps: readonly T[], own: Readonl
 /** Where a sandbox did not say what it isolated, nothing is claimed. */
 const UNKNOWN_ISOLATION: ExecIsolation = { networkOff: false, filesystemConfined: false, ownProcessTree: false, shortfall: 'the sandbox did not report what it isolated' };
 
-function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefined): RunOutcome {
+function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefined): Omit<RunOutcome, 'tracer'> {
   const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
   return {
     command: choice.display ?? shellCommandLine(choice.argv),
@@ -65,14 +75,6 @@ function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefine
     outputTail: output.length > OUTPUT_TAIL_BYTES ? output.slice(-OUTPUT_TAIL_BYTES) : output,
     isolation: r.isolation ?? UNKNOWN_ISOLATION,
   };
-}
-
-/** What a failed audit had computed, per error (read back by the CLI with `partialAuditOf`). */
-const partialAudits = new WeakMap<object, PartialAudit>();
-
-/** What the audit that threw `err` had computed before it failed, if it got that far. */
-export function partialAuditOf(err: unknown): PartialAudit | undefined {
-  return typeof err === 'object' && err !== null ? partialAudits.get(err) : undefined;
 }
 
 /** Failures of the sandbox or the tracer are the machinery's, not the project's. */
@@ -105,26 +107,42 @@ async function entryPoint(module: EcosystemModule, ctx: AuditContext, install: I
   }
 }
 
-/** One audit: D1 from the manifest, D2 from a fresh install, D3 from a traced run, then gaps and metrics. */
-export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
-  const phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, tracing: 0, analysis: 0 };
-  let t = performance.now();
-  const lap = (phase: keyof PhaseTimes) => {
+/** Adds each phase's wall time as the audit moves from one to the next. */
+class PhaseClock {
+  readonly phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, tracing: 0, analysis: 0, overhead: 0 };
+  private t = performance.now();
+  lap(phase: keyof PhaseTimes): void {
     const now = performance.now();
-    phases[phase] += Math.round(now - t);
-    t = now;
-  };
-  // Grows as the audit gets further; attached to the error when a step fails.
-  const partial: PartialAudit = {};
-  try {
-    return await audit(opts, partial, phases, lap);
-  } catch (err) {
-    if (typeof err === 'object' && err !== null) partialAudits.set(err, { ...partial, phasesMs: { ...phases } });
-    throw err;
+    this.phases[phase] += Math.round(now - this.t);
+    this.t = now;
   }
 }
 
-async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTimes, lap: (phase: keyof PhaseTimes) => void): Promise<AuditReport> {
+/** An audit up to its traced run: the project installed (and built) in a fresh sandbox, the command to trace chosen. */
+export interface PreparedAudit {
+  module: EcosystemModule;
+  projectDir: string;
+  declared: DeclaredResult;
+  /** The project's own packages (never its own dependency). */
+  own: ReadonlySet<string>;
+  sandbox: Sandbox;
+  sandboxInfo: AuditReport['sandbox'];
+  ctx: AuditContext;
+  install: InstallResult;
+  choice: RunChoice;
+  notes: string[];
+  /** What the traced runs are given. */
+  request: TraceRequest;
+  /** Removes the sandbox and, unless kept, the work directory. */
+  close(): Promise<void>;
+}
+
+export type PrepareOptions = Omit<AuditOptions, 'tracedView' | 'overhead'>;
+
+/** D1 from the manifest, D2 from a fresh install, the build, and the entry point. */
+export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock()): Promise<PreparedAudit> {
+  const partial: PartialAudit = opts.partial ?? {};
+  partial.phasesMs = clock.phases;
   const projectDir = await checkProjectDir(opts.dir);
   partial.project = projectDir;
   const { module, alsoPresent } = await detectEcosystem(projectDir, opts.ecosystem);
@@ -146,7 +164,7 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
     });
   };
   recordDeclared();
-  lap('analysis');
+  clock.lap('analysis');
 
   const work = await createWorkDir(projectDir);
   if (opts.keep) {
@@ -154,6 +172,10 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
     partial.workDir = work.root;
   }
   let sandbox: Sandbox | undefined;
+  const close = async () => {
+    await sandbox?.dispose();
+    if (!opts.keep) await removeWorkDir(work);
+  };
   try {
     sandbox = await asInfrastructure(
       createSandbox({
@@ -175,68 +197,61 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
       projectDir: path.posix.join(insideWork, 'project'),
       envDir: path.posix.join(insideWork, 'env'),
       timeoutMs: opts.timeoutSec * 1000,
+      tracer: opts.tracer,
       progress: opts.progress,
     };
-    lap('prepare');
+    clock.lap('prepare');
     if (module.declaredInEnvironment) {
       declared = await module.declaredInEnvironment(projectDir, ctx);
       recordDeclared();
-      lap('analysis');
+      clock.lap('analysis');
     }
     notes.push(...declared.notes);
 
     opts.progress('installing into a fresh environment (D2)');
     const install: InstallResult = await module.install(ctx);
     const own = new Set([...(declared.own ?? []), ...(install.own ?? [])]);
-    const installed = withoutOwn(install.installed, own);
-    partial.layers = { declared: layer(withoutOwn(declared.declared, own)), installed: layer(installed) };
+    partial.layers = { declared: layer(withoutOwn(declared.declared, own)), installed: layer(withoutOwn(install.installed, own)) };
     partial.ownPackages = [...own].sort();
     partial.install = { commands: install.commands };
-    lap('install');
+    clock.lap('install');
     if (module.build) {
       opts.progress('building');
       await module.build(ctx, install);
     }
-    lap('build');
+    clock.lap('build');
 
     const choice = opts.run ? module.userRun(opts.run, ctx, install) : await entryPoint(module, ctx, install, work.project);
+    const request: TraceRequest = { argv: choice.argv, cwd: ctx.projectDir, env: choice.env, timeoutMs: ctx.timeoutMs, network: false };
+    return { module, projectDir, declared, own, sandbox, sandboxInfo, ctx, install, choice, notes, request, close };
+  } catch (err) {
+    const reported = sandbox && err instanceof StepFailedError ? await withKeptFiles(err, sandbox, opts.keep) : err;
+    await close();
+    throw reported;
+  }
+}
+
+/** One audit: D1 from the manifest, D2 from a fresh install, D3 from a traced run, then gaps and metrics. */
+export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
+  const clock = new PhaseClock();
+  const phases = clock.phases;
+  const p = await prepareAudit(opts, clock);
+  const { module, declared, own, sandbox, choice, notes, install } = p;
+  try {
     opts.progress(`tracing ${choice.display ?? shellCommandLine(choice.argv)} (${choice.reason})`);
-    const trace = await asInfrastructure(traceRun(sandbox, {
-      argv: choice.argv,
-      cwd: ctx.projectDir,
-      env: choice.env,
-      timeoutMs: ctx.timeoutMs,
-      network: false,
-      logPath: path.posix.join(ctx.envDir, 'trace.strace'),
-    }));
-    lap('run');
+    const trace = await asInfrastructure(traceRun(sandbox, p.request, opts.tracer));
+    clock.lap('run');
     phases.tracing = Math.max(0, phases.run - Math.round(trace.run.durationMs));
     phases.run -= phases.tracing;
-    const run = outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs));
-
+    notes.push(...trace.notes);
+    const run: RunOutcome = { ...outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs)), tracer: trace.tracer };
     notes.push(...(await keepNamedFiles(run.outputTail, sandbox, opts.keep)));
     if (run.isolation.shortfall) notes.push(`the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);
     if (own.size) notes.push(`${[...own].sort().join(', ')} ${own.size === 1 ? 'is' : 'are'} the project itself: not counted as a dependency in any layer`);
-    const base = {
-      schemaVersion: AUDIT_SCHEMA_VERSION as typeof AUDIT_SCHEMA_VERSION,
-      tool: { name: 'envproof' as const, version: TOOL_VERSION },
-      project: projectDir,
-      ecosystem: module.id,
-      manifest: declared.manifest,
-      sandbox: sandboxInfo,
-      systemDependencies: sandbox.systemPackages.map(({ name, version }) => ({ name, version })),
-      otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
-      skipped: declared.skipped,
-      ownPackages: [...own].sort(),
-      buildTools: { declared: layer(declared.buildTools ?? []), found: layer(install.buildTools ?? []) },
-      run,
-      install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },
-      notes,
-      ...(opts.keep ? { workDir: work.root } : {}),
-    };
+
     const layers: Layers = {
       declared: withoutOwn(declared.declared, own),
-      installed,
+      installed: withoutOwn(install.installed, own),
       traced: null,
       alternatives: {},
       buildTools: { declared: declared.buildTools ?? [], found: install.buildTools ?? [] },
@@ -244,7 +259,7 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
     let evidence: Record<string, string[]> = {};
     if (run.started) {
       opts.progress('attributing traced files to packages (D3)');
-      const attribution: AttributionResult = await module.attribute(trace.files, ctx, install);
+      const attribution: AttributionResult = await module.attribute(trace.files, p.ctx, install);
       const view = opts.tracedView?.[module.id];
       const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
       if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
@@ -257,15 +272,39 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
     } else {
       notes.push(`the program never started (${run.notStarted}): D3 is unknown, so no gap or metric that needs it is reported`);
     }
-    const report: AuditReport = { ...base, ...measure(layers, module.id), evidence, phasesMs: phases };
-    lap('analysis');
+    clock.lap('analysis');
+    if (opts.overhead && run.started) {
+      opts.progress(`measuring the tracer's overhead: ${opts.overhead} untraced and ${opts.overhead} traced runs`);
+      const measured = await measureOverhead(sandbox, p.request, opts.tracer, opts.overhead);
+      run.overhead = measured.overhead;
+      notes.push(...measured.notes);
+      clock.lap('overhead');
+    }
+    const report: AuditReport = {
+      schemaVersion: AUDIT_SCHEMA_VERSION,
+      tool: { name: 'envproof', version: TOOL_VERSION },
+      project: p.projectDir,
+      ecosystem: module.id,
+      manifest: declared.manifest,
+      sandbox: p.sandboxInfo,
+      systemDependencies: sandbox.systemPackages.map(({ name, version }) => ({ name, version })),
+      otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
+      skipped: declared.skipped,
+      ownPackages: [...own].sort(),
+      buildTools: { declared: layer(declared.buildTools ?? []), found: layer(install.buildTools ?? []) },
+      ...measure(layers, module.id),
+      run,
+      evidence,
+      install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },
+      notes,
+      phasesMs: phases,
+      ...(opts.keep ? { workDir: sandbox.hostWorkDir } : {}),
+    };
+    clock.lap('analysis');
     report.phasesMs = { ...phases };
     return report;
-  } catch (err) {
-    throw sandbox && err instanceof StepFailedError ? await withKeptFiles(err, sandbox, opts.keep) : err;
   } finally {
-    await sandbox?.dispose();
-    if (!opts.keep) await removeWorkDir(work);
+    await p.close();
   }
 }
 

@@ -1,6 +1,19 @@
 import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry, UntracedGapSets, UntracedMetrics } from '../core/types.js';
 import type { BackendChoice } from '../sandbox/index.js';
 import type { ExecIsolation, SandboxBackend } from '../sandbox/types.js';
+import type { TracerName } from '../trace/index.js';
+
+/** What tracing cost on this project (`--overhead n`). */
+export interface Overhead {
+  /** The tracer of the traced runs. */
+  tracer: TracerName;
+  /** Runs of each kind. */
+  n: number;
+  untracedMedianMs: number;
+  tracedMedianMs: number;
+  /** The median of the n ratios traced ÷ untraced, each traced run with the untraced run before it. */
+  ratio: number;
+}
 
 /** Version of the `envproof audit --json` document; bumped on any incompatible change (docs/audit-json.md). */
 export const AUDIT_SCHEMA_VERSION = 1;
@@ -41,17 +54,23 @@ export interface RunOutcome {
   outputTail: string;
   /** What isolation the traced run really had (the host backend may give less than asked for). */
   isolation: ExecIsolation;
+  /** Which tracer traced the run: `fast` (kernel events) or `strace`. */
+  tracer: TracerName;
+  /** With --overhead. */
+  overhead?: Overhead;
 }
 
 export interface PhaseTimes {
   prepare: number;
   install: number;
   build: number;
-  /** The program's run under strace. */
+  /** The program's traced run. */
   run: number;
-  /** Reading the trace: parsing the log, resolving symlinks, reaping leftovers. */
+  /** What the tracer adds around the run: starting, reading its output, resolving symlinks, reaping leftovers. */
   tracing: number;
   analysis: number;
+  /** The runs of --overhead (0 without it). */
+  overhead: number;
 }
 
 export interface AuditReport {

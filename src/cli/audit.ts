@@ -1,11 +1,14 @@
 import { Command, Option } from 'commander';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit } from '../audit/report.js';
+import { runAudit } from '../audit/audit.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { EnvproofError, StepFailedError, UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS } from '../core/types.js';
 import { renderAuditText } from '../report/audit-text.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
+import type { TracerChoice } from '../trace/index.js';
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
+import { tracerOption } from './tracer-option.js';
 import type { SetExitCode } from './commands.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS } from './exit-codes.js';
@@ -24,6 +27,12 @@ function parseFailOn(value: string): FindingKind[] {
 function parseTimeout(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--timeout must be a positive number of seconds, not "${value}"`);
+  return n;
+}
+
+function parseRuns(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--overhead must be a whole number of runs from 1 to 1000, not "${value}"`);
   return n;
 }
 
@@ -58,6 +67,8 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .option('--timeout <seconds>', 'time limit of the traced run', '120')
     .addOption(new Option('--sandbox <backend>', 'where installs and the traced run happen').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--fail-on <kinds>', `which findings make the exit code 1 (${FINDING_KINDS.join(',')})`, 'phantom,hidden,run')
+    .addOption(tracerOption())
+    .option('--overhead <n>', 'after the traced run, run the program n times untraced and n times traced, alternating, and report what tracing costs', parseRuns)
     .addOption(javaAttributionOption())
     .option('--json', 'print the report as JSON (schema: docs/audit-json.md)')
     .option('--keep', 'keep the work directory and print its path')
@@ -65,12 +76,11 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .option('-q, --quiet', 'no progress messages')
     .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error (also when the traced program never started).');
   addEnvironmentOptions(command).action(
-    async (dir: string, o: EnvironmentFlags & { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: JavaAttribution; json?: boolean; keep?: boolean; verbose?: boolean; quiet?: boolean }) => {
+    async (dir: string, o: EnvironmentFlags & { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; tracer: TracerChoice; overhead?: number; failOn: string; javaAttribution: JavaAttribution; json?: boolean; keep?: boolean; verbose?: boolean; quiet?: boolean }) => {
       const failOn = parseFailOn(o.failOn);
       const environment = environmentChoice(o);
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
-      // Loaded on use, so other commands start without the audit machinery.
-      const { runAudit, partialAuditOf } = await import('../audit/audit.js');
+      const partial: PartialAudit = {};
       let report: AuditReport;
       try {
         report = await runAudit({
@@ -84,11 +94,14 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
           // An audit may run on the host where bwrap cannot, saying so on stderr and in the report; `run` may not.
           allowHostFallback: true,
           tracedView: tracedViewOf(o.javaAttribution),
+          tracer: o.tracer,
+          overhead: o.overhead,
+          partial,
           progress,
           warn: (m) => process.stderr.write(`envproof: ${m}\n`),
         });
       } catch (err) {
-        if (o.json && err instanceof EnvproofError) process.stdout.write(failedAuditJson(err, partialAuditOf(err)));
+        if (o.json && err instanceof EnvproofError) process.stdout.write(failedAuditJson(err, partial));
         if (err instanceof StepFailedError) {
           throw new EnvproofError(`${err.step} failed (${err.failureClass}): ${err.message}`, err.hint, err.output);
         }

@@ -6,6 +6,8 @@ import { ecosystemById } from '../ecosystems/index.js';
 import { planRuns, runMatrix, type ProgressEvent } from '../protocol/matrix.js';
 import { hostWarning } from '../sandbox/host.js';
 import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
+import type { TracerChoice } from '../trace/index.js';
+import { tracerOption } from './tracer-option.js';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import { resolveSuite, selectTasks } from '../tasks/resolve.js';
 import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
@@ -49,6 +51,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--jobs <n>', 'runs in parallel', positiveInt('--jobs', 1), 1)
     .addOption(new Option('--variant <v>', 'prompt variant').choices([...PROMPT_VARIANTS]).default('explicit'))
     .addOption(new Option('--sandbox <backend>', 'where projects are installed and run').choices([...BACKEND_CHOICES]).default('auto'))
+    .addOption(tracerOption())
     .option('--timeout <seconds>', 'time limit of each program run', positiveInt('--timeout', 1), 120)
     .addOption(javaAttributionOption())
     .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
@@ -62,7 +65,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       'after',
       '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nExit codes: 0 every run ended, 1 some runs were set aside after infrastructure failures, 2 error.',
     )
-    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
@@ -89,6 +92,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           repairs: o.repairs,
           sandbox: backend,
           environment,
+          tracer: o.tracer,
           runTimeoutSec: o.timeout,
           tracedView: tracedViewOf(o.javaAttribution),
           agentTimeoutSec: o.agentTimeout,

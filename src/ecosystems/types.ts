@@ -1,5 +1,6 @@
 import type { DeclaredResult, Dependency, EcosystemId } from '../core/types.js';
 import type { Sandbox } from '../sandbox/types.js';
+import type { TracerChoice } from '../trace/index.js';
 
 /** Where one audit happens: the project copy and the private environment directory, inside a sandbox. */
 export interface AuditContext {
@@ -9,6 +10,8 @@ export interface AuditContext {
   /** A private directory for the environment (venv, Maven repository copy, build dir), as seen inside. */
   envDir: string;
   timeoutMs: number;
+  /** The tracer of traced runs (default auto). */
+  tracer?: TracerChoice;
   /** Progress lines for the terminal; never part of results. */
   progress(message: string): void;
 }

@@ -4,12 +4,14 @@ import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError 
 import { tail } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
+import type { TracerChoice } from '../trace/index.js';
 import { classifyRunFailure, classifyStepFailure, type ErrorClass } from './classify.js';
 
 export interface ExecuteOptions {
   language: EcosystemId;
   sandbox: BackendChoice;
   environment?: EnvironmentChoice;
+  tracer?: TracerChoice;
   timeoutSec: number;
   /** Which view of D3 the metrics use per ecosystem (java: `loaded` or `opened`), as `audit --java-attribution`. */
   tracedView?: AuditOptions['tracedView'];
@@ -47,6 +49,7 @@ export async function executeAttempt(projectDir: string, opts: ExecuteOptions): 
       sandbox: opts.sandbox,
       ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
       environment: opts.environment,
+      tracer: opts.tracer,
       progress: opts.progress,
       onSandbox: (backend) => {
         sandbox = backend;

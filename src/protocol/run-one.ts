@@ -7,6 +7,7 @@ import { errorMessage } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
 import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
+import type { TracerChoice } from '../trace/index.js';
 import type { ResultsStore } from '../store/store.js';
 import type { AttemptRecord, RunKey, StoredRun } from '../store/types.js';
 import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
@@ -30,6 +31,8 @@ export interface ProtocolOptions {
   sandbox: BackendChoice;
   /** Extra Debian packages, container base image. */
   environment?: EnvironmentChoice;
+  /** The tracer of the program's run (default auto). */
+  tracer?: TracerChoice;
   /** Time limit of the program's run, seconds. */
   runTimeoutSec: number;
   /** Time limit of one agent turn, seconds. */
@@ -199,6 +202,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
             language: plan.language,
             sandbox: opts.sandbox,
             environment: opts.environment,
+            tracer: opts.tracer,
             timeoutSec: opts.runTimeoutSec,
             ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
             progress: () => {},

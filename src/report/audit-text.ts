@@ -110,14 +110,17 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
     : run.timedOut ? 'timed out' : run.success ? 'succeeded' : run.signal ? `killed by ${run.signal}` : `failed with exit code ${run.exitCode}`;
   out.push(`Run: ${run.command}  (${run.reason})`);
   if (opts.verbose) out.push(`  full command line: ${shellCommandLine(run.argv)}`);
-  const network = run.isolation.networkOff ? 'traced with the network off' : 'traced with the network ON (not isolated)';
-  out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, ${network}`);
+  const tracer = run.tracer === 'fast' ? 'the fast tracer (kernel events)' : 'strace';
+  const network = run.isolation.networkOff ? 'the network off' : 'the network ON (not isolated)';
+  out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, traced with ${tracer}, ${network}`);
+  const o = run.overhead;
+  if (o) out.push(`  tracing overhead (${o.tracer}, ${o.n} runs each): untraced ${o.untracedMedianMs} ms, traced ${o.tracedMedianMs} ms (medians), ratio ${o.ratio.toFixed(3)} (median of the pairwise ratios)`);
   if (!run.success && run.outputTail.trim()) {
     out.push('  last output:');
     for (const l of run.outputTail.trimEnd().split('\n').slice(-10)) out.push(`    ${l}`);
   }
   const p = r.phasesMs;
-  out.push(`Time: prepare ${p.prepare} ms, install ${p.install} ms, build ${p.build} ms, run ${p.run} ms, reading the trace ${p.tracing} ms, analysis ${p.analysis} ms`);
+  out.push(`Time: prepare ${p.prepare} ms, install ${p.install} ms, build ${p.build} ms, run ${p.run} ms, reading the trace ${p.tracing} ms, analysis ${p.analysis} ms${p.overhead ? `, overhead runs ${p.overhead} ms` : ''}`);
   for (const n of r.notes) out.push(`note: ${n}`);
   if (r.workDir) out.push(`work directory kept: ${r.workDir}`);
   return `${out.join('\n')}\n`;

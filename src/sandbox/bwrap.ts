@@ -77,6 +77,7 @@ export function rootEntriesOf(rootfs: string): RootEntry[] {
 /** Bubblewrap over a cached Debian root filesystem: read-only system, the work directory as the only writable place. */
 export class BwrapSandbox implements Sandbox {
   readonly backend = 'bwrap' as const;
+  readonly supportsHostWrapper = true;
   readonly workDir: string;
   readonly rootOnHost: string;
   readonly baseline: SandboxBaseline;
@@ -124,7 +125,7 @@ export class BwrapSandbox implements Sandbox {
       hostFiles: this.hostFiles,
       dropToUid: this.dropToUid,
     });
-    const result = await runProcess(argv, {
+    const result = await runProcess([...(req.hostWrapper ?? []), ...argv], {
       env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
       timeoutMs: req.timeoutMs,
       maxOutputBytes: req.maxOutputBytes,

@@ -4,6 +4,7 @@
  * a run inherits a marker in its environment; pids from the log are not used, since in a sandbox with
  * its own pid namespace they are not host pids.
  */
+import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -11,6 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const RUN_MARKER_VARIABLE = 'ENVPROOF_TRACE_RUN';
 
 const MAX_ROUNDS = 10;
+/** How often, once a run is this far past its time limit, processes that escaped the group kill are looked for. */
+export const STRAGGLER_CHECK_MS = 500;
 
 async function readOrNull(file: string): Promise<string | null> {
   try {
@@ -64,4 +67,23 @@ export async function killLeftovers(marker: string, opts: { tracedOnly?: boolean
     await sleep(20);
   }
   return killed;
+}
+
+/**
+ * Runs `work` with a fresh marker to put in the run's environment. A process that left the process group
+ * keeps the output pipes open, so the sandbox's exec would not return at its time limit: once past it, such
+ * processes are killed; when `work` ends, whatever still carries the marker is.
+ */
+export async function reapingRun<T>(timeoutMs: number, work: (marker: string) => Promise<T>): Promise<T> {
+  const marker = randomUUID();
+  const started = Date.now();
+  const stragglers = setInterval(() => {
+    if (Date.now() - started > timeoutMs + STRAGGLER_CHECK_MS) void killLeftovers(marker);
+  }, STRAGGLER_CHECK_MS);
+  try {
+    return await work(marker);
+  } finally {
+    clearInterval(stragglers);
+    await killLeftovers(marker);
+  }
 }

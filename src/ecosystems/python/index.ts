@@ -47,14 +47,7 @@ async function installArgs(ctx: AuditContext, hostProjectDir: string): Promise<s
 
 /** Files a bare interpreter start opens (site, .pth files and what they import): not evidence of use. */
 async function startupFiles(ctx: AuditContext): Promise<Set<string>> {
-  const trace = await traceRun(ctx.sandbox, {
-    argv: [venvPython(ctx), '-c', 'pass'],
-    cwd: ctx.projectDir,
-    env: venvEnv(ctx),
-    timeoutMs: 60_000,
-    network: false,
-    logPath: path.posix.join(ctx.envDir, 'startup.strace'),
-  });
+  const trace = await traceRun(ctx.sandbox, { argv: [venvPython(ctx), '-c', 'pass'], cwd: ctx.projectDir, env: venvEnv(ctx), timeoutMs: 60_000, network: false }, ctx.tracer);
   return trace.files;
 }
 
