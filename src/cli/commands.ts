@@ -7,6 +7,7 @@ import { registerImport } from './import.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
+import { registerVerify } from './verify.js';
 
 /** Sets the process exit code of the command that ran. */
 export type SetExitCode = (code: number) => void;
@@ -21,4 +22,5 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerReport(program, setExitCode);
   registerRun(program, setExitCode);
   registerTasks(program, setExitCode);
+  registerVerify(program, setExitCode);
 }
