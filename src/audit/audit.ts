@@ -27,6 +27,14 @@ export interface AuditOptions {
    * `opened`, the paper's jars-opened figures, instead of `loaded`).
    */
   tracedView?: Partial<Record<EcosystemId, string>>;
+  /**
+   * For programs that serve rather than end (a backend under test): called once the traced program has started;
+   * the program is stopped when the returned promise settles (or ends by itself before). `ended` resolves when
+   * the program has ended, whoever stopped it.
+   */
+  whileRunning?: (program: { ended: Promise<void> }) => Promise<void>;
+  /** How much of the program's output the report keeps (default 4000 bytes). */
+  outputTailBytes?: number;
   progress(message: string): void;
 }
 
@@ -36,7 +44,7 @@ function layer(deps: readonly Dependency[]): LayerEntry[] {
   return uniqueDependencies(deps).map(({ name, version, id }) => ({ name, ...(version ? { version } : {}), ...(id ? { id } : {}) }));
 }
 
-function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string | null; timedOut: boolean; durationMs: number; stdout: string; stderr: string }): RunOutcome {
+function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string | null; timedOut: boolean; durationMs: number; stdout: string; stderr: string }, tailBytes: number): RunOutcome {
   const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
   return {
     command: shellCommandLine(choice.argv),
@@ -47,7 +55,7 @@ function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string
     timedOut: r.timedOut,
     success: r.exitCode === 0 && !r.timedOut,
     durationMs: Math.round(r.durationMs),
-    outputTail: output.length > OUTPUT_TAIL_BYTES ? output.slice(-OUTPUT_TAIL_BYTES) : output,
+    outputTail: output.length > tailBytes ? output.slice(-tailBytes) : output,
   };
 }
 
@@ -123,14 +131,26 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
 
     const choice = opts.run ? module.userRun(opts.run, ctx, install) : await entryPoint(module, ctx, install, work.project);
     opts.progress(`tracing ${shellCommandLine(choice.argv)} (${choice.reason})`);
-    const trace = await asInfrastructure(traceRun(sandbox, {
+    const stop = new AbortController();
+    const tracing = traceRun(sandbox, {
       argv: choice.argv,
       cwd: ctx.projectDir,
       env: choice.env,
       timeoutMs: ctx.timeoutMs,
       network: false,
       logPath: path.posix.join(ctx.envDir, 'trace.strace'),
-    }));
+      signal: stop.signal,
+    });
+    if (opts.whileRunning) {
+      const ended = tracing.then(() => undefined, () => undefined);
+      try {
+        await opts.whileRunning({ ended });
+      } finally {
+        stop.abort();
+        await ended;
+      }
+    }
+    const trace = await asInfrastructure(tracing);
     lap('run');
     phases.tracing = Math.max(0, phases.run - Math.round(trace.run.durationMs));
     phases.run -= phases.tracing;
@@ -144,8 +164,9 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
     if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
     const d3 = nameSet(tracedLayer);
-    const run = outcome(choice, trace.run);
-    if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
+    const run = outcome(choice, trace.run, opts.outputTailBytes ?? OUTPUT_TAIL_BYTES);
+    if (opts.whileRunning) notes.push('the program served while envproof exercised it, then was stopped');
+    else if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
     else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
     if (trace.run.spawnError) notes.push(`the tracer could not start: ${trace.run.spawnError}`);
     const report: AuditReport = {

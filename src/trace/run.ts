@@ -16,7 +16,7 @@ import { watchRootEnd } from './watch.js';
 const STRAGGLER_CHECK_MS = 500;
 
 export const traceRun: Tracer = async (sandbox, req) => {
-  const { logPath, ...exec } = req;
+  const { logPath, signal, ...exec } = req;
   const hostLog = sandbox.toHost(logPath);
   if (hostLog === null) {
     throw new EnvproofError(`the strace log path ${logPath} is not visible from the host`, 'put the log in the sandbox work directory');
@@ -34,6 +34,10 @@ export const traceRun: Tracer = async (sandbox, req) => {
   // When the program itself ends, what it left running is killed, as an untraced run's process group
   // would be; strace then exits with the program's status.
   const rootWatch = watchRootEnd(hostLog, () => void killLeftovers(marker, { tracedOnly: true }));
+  // Stopping kills the program's processes, not strace, so that strace ends normally and its log is complete.
+  const stop = () => void killLeftovers(marker, { tracedOnly: true });
+  if (signal?.aborted) stop();
+  signal?.addEventListener('abort', stop);
   let run: ExecResult;
   try {
     run = await sandbox.exec({
@@ -42,6 +46,7 @@ export const traceRun: Tracer = async (sandbox, req) => {
       env: { ...exec.env, [RUN_MARKER_VARIABLE]: marker },
     });
   } finally {
+    signal?.removeEventListener('abort', stop);
     clearInterval(stragglers);
     rootWatch.stop();
     await killLeftovers(marker);

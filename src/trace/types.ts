@@ -3,6 +3,8 @@ import type { ExecRequest, ExecResult, Sandbox } from '../sandbox/types.js';
 export interface TraceRequest extends ExecRequest {
   /** Where strace writes its log, as seen inside the sandbox (must be in a writable place). */
   logPath: string;
+  /** Aborting stops the traced program (its processes are killed; strace then ends and its log is read as usual). */
+  signal?: AbortSignal;
 }
 
 export interface TraceResult {

@@ -1,0 +1,232 @@
+/**
+ * A generated server's lifecycle in the sandbox, with the audit machinery: install into a fresh environment,
+ * start `run.sh` under the tracer (PostgreSQL first when the task needs it: Debian's server, a fresh cluster per
+ * run, inside the server's own network namespace), poll the health check while the process is alive, run the
+ * suites, then stop the whole tree. The server's D1/D2/D3 and gaps come out like any audit's, measured under
+ * real requests.
+ *
+ * The client (health polling, the suites) runs as a separate process inside the server's network namespace
+ * (nsenter), so the server is reached on loopback while it has no other network. Where the sandbox shares the
+ * host's network (the host backend), the server gets free ports instead of the task's own.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readlinkSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runAudit } from '../audit/audit.js';
+import type { AuditReport } from '../audit/report.js';
+import { NoEntryPointError } from '../core/errors.js';
+import { runProcess } from '../core/process.js';
+import { shellQuote } from '../core/shell.js';
+import { defaultBackend, type BackendChoice } from '../sandbox/index.js';
+import { markedProcesses } from '../trace/reap.js';
+import { STARTED_LINE, type ClientRequest, type ClientResult, type StartupOutcome } from './contract/client.js';
+import { OpenApiContract } from './contract/openapi.js';
+import { loadCollection } from './contract/postman.js';
+import type { Database } from './types.js';
+
+/** The credentials and database name every PostgreSQL prompt states. */
+export const POSTGRES = { user: 'user', password: 'password', database: 'conduit', host: 'localhost', port: 5432 } as const;
+/** What the launcher prints when envproof's own PostgreSQL could not be started: the machinery's failure. */
+export const POSTGRES_FAILURE = 'envproof: PostgreSQL';
+const MARKER_VARIABLE = 'ENVPROOF_SERVE_RUN';
+const SERVER_LOG_BYTES = 64 * 1024;
+
+export interface ServeOptions {
+  dir: string;
+  language: 'python' | 'javascript';
+  database?: Database;
+  sandbox: BackendChoice;
+  /** The port the task names; used as is in a private network namespace. */
+  port: number;
+  spec: string;
+  collection?: string;
+  /** How long the health check is polled once run.sh has started. */
+  startupTimeoutSec: number;
+  /** Limit of each install step and of the whole serving run. */
+  timeoutSec: number;
+  progress(message: string): void;
+}
+
+export interface ServeResult {
+  startup: StartupOutcome;
+  contract?: ClientResult['contract'];
+  postman?: ClientResult['postman'];
+  /** The server's layers, gaps and metrics while it served; `run.outputTail` is the server's log. */
+  audit: AuditReport;
+  /** Ports the server and PostgreSQL were given. */
+  ports: { server: number; postgres?: number };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The shell lines that start a fresh PostgreSQL cluster (run as `nobody` when the sandbox runs as root). */
+export function postgresStart(dir: string, port: number): string {
+  const d = shellQuote(dir);
+  const fail = (what: string) => `echo '${POSTGRES_FAILURE} ${what}' >&2; exit 97`;
+  return [
+    'pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)',
+    `[ -n "$pgbin" ] || { ${fail('is not installed in this environment')}; }`,
+    `mkdir -p ${d} && printf '%s\\n' ${shellQuote(POSTGRES.password)} > ${d}/pw`,
+    "as=''",
+    `if [ "$(id -u)" = 0 ]; then chown -R 65534:65534 ${d}; as='setpriv --reuid=65534 --regid=65534 --clear-groups --'; fi`,
+    `$as "$pgbin/initdb" -D ${d}/data -U ${POSTGRES.user} --pwfile=${d}/pw --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --no-sync > ${d}/initdb.log 2>&1 || { cat ${d}/initdb.log >&2; ${fail('initdb failed')}; }`,
+    `$as "$pgbin/pg_ctl" -D ${d}/data -l ${d}/server.log -w -t 60 -o "-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off" start > /dev/null || { cat ${d}/server.log >&2; ${fail('did not start')}; }`,
+    `$as "$pgbin/createdb" -h ${d} -p ${port} -U ${POSTGRES.user} ${POSTGRES.database} || { ${fail('could not create the database')}; }`,
+    `echo "envproof: PostgreSQL ready on ${POSTGRES.host}:${port}, database ${POSTGRES.database}" >&2`,
+  ].join('\n');
+}
+
+/** The traced command: the environment the prompt promises, PostgreSQL when needed, then run.sh in the foreground. */
+function launcher(marker: string, env: Record<string, string>, postgres?: { dir: string; port: number }): string {
+  const exports = Object.entries({ [MARKER_VARIABLE]: marker, ...env }).map(([k, v]) => `${k}=${shellQuote(v)}`);
+  return [`export ${exports.join(' ')}`, ...(postgres ? [postgresStart(postgres.dir, postgres.port)] : []), 'exec sh ./run.sh'].join('\n');
+}
+
+/** The module next to this one with the same extension (`.ts` under tsx, `.js` once built). */
+function sibling(name: string): { file: string; nodeArgs: string[]; cwd: string } {
+  const here = fileURLToPath(import.meta.url);
+  const ext = path.extname(here);
+  return { file: path.join(path.dirname(here), name + ext), nodeArgs: ext === '.ts' ? ['--import', 'tsx'] : [], cwd: path.resolve(path.dirname(here), '..', '..') };
+}
+
+async function waitForServerProcess(marker: string, ended: { value: boolean }, timeoutMs: number): Promise<number | undefined> {
+  const until = Date.now() + timeoutMs;
+  while (!ended.value && Date.now() < until) {
+    const [pid] = await markedProcesses(marker, { variable: MARKER_VARIABLE });
+    if (pid !== undefined) return pid;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
+}
+
+/** The command prefix that enters the network namespace of `pid` when it is not ours. */
+async function networkOf(pid: number): Promise<string[]> {
+  let theirs: string;
+  try {
+    theirs = readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return [];
+  }
+  if (theirs === readlinkSync('/proc/self/ns/net')) return [];
+  const enter = ['nsenter', `--net=/proc/${pid}/ns/net`, '--'];
+  // Loopback is up in bwrap's namespaces; a namespace made with unshare(1) starts with it down.
+  await runProcess([...enter, 'ip', 'link', 'set', 'lo', 'up'], { env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' }, timeoutMs: 10_000 });
+  return enter;
+}
+
+/** Runs the client process; resolves with its result, or with a startup failure when the server ends first. */
+function runClientProcess(prefix: string[], req: ClientRequest, ended: Promise<void>): Promise<ClientResult> {
+  const { file, nodeArgs, cwd } = sibling('contract/client');
+  return new Promise((resolve) => {
+    const child = spawn(prefix[0] ?? process.execPath, [...prefix.slice(1), ...(prefix.length ? [process.execPath] : []), ...nodeArgs, file, JSON.stringify(req)], {
+      cwd,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    let started = false;
+    let settled = false;
+    const finish = (r: ClientResult) => {
+      if (settled) return;
+      settled = true;
+      resolve(r);
+    };
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      if (stderr.includes(STARTED_LINE)) started = true;
+    });
+    // A server that dies before it answers has not started; one that dies later fails the remaining requests.
+    void ended.then(() => {
+      if (started || settled) return;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+      finish({ startup: { started: false, reason: 'the server exited before it answered the health check' } });
+    });
+    child.on('close', (code) => {
+      if (code === 0) {
+        try {
+          finish(JSON.parse(stdout) as ClientResult);
+          return;
+        } catch {
+          /* fall through */
+        }
+      }
+      finish({ startup: { started: false, reason: `the evaluation client failed (exit ${code}): ${stderr.trim().split('\n').at(-1) ?? ''}` } });
+    });
+  });
+}
+
+/** Installs, starts and exercises one server; a failed install throws as in an audit (StepFailedError). */
+export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
+  // Bad input fails before anything is installed.
+  OpenApiContract.load(opts.spec);
+  if (opts.collection) loadCollection(opts.collection);
+  if (!existsSync(path.join(opts.dir, 'run.sh'))) {
+    throw new NoEntryPointError(`no run.sh in ${opts.dir}`, 'the server must come with a run.sh that starts it in the foreground');
+  }
+  const isolated = (opts.sandbox === 'auto' ? defaultBackend() : opts.sandbox) !== 'host';
+  const ports = { server: isolated ? opts.port : await freePort(), ...(opts.database === 'postgresql' ? { postgres: isolated ? POSTGRES.port : await freePort() } : {}) };
+  const marker = randomUUID();
+  const env: Record<string, string> = { PORT: String(ports.server) };
+  const pgDir = `/tmp/envproof-pg-${marker}`;
+  if (ports.postgres !== undefined) {
+    env.DATABASE_URL = `postgresql://${POSTGRES.user}:${POSTGRES.password}@${POSTGRES.host}:${ports.postgres}/${POSTGRES.database}`;
+  }
+  let client: ClientResult = { startup: { started: false, reason: 'the server was not started' } };
+  const base = `http://127.0.0.1:${ports.server}`;
+  try {
+    const audit = await runAudit({
+      dir: opts.dir,
+      ecosystem: opts.language,
+      run: launcher(marker, env, ports.postgres !== undefined ? { dir: pgDir, port: ports.postgres } : undefined),
+      timeoutSec: opts.timeoutSec,
+      keep: false,
+      sandbox: opts.sandbox,
+      outputTailBytes: SERVER_LOG_BYTES,
+      progress: opts.progress,
+      whileRunning: async ({ ended }) => {
+        const over = { value: false };
+        void ended.then(() => (over.value = true));
+        opts.progress(`starting run.sh; polling ${base}/api/health-check`);
+        const pid = await waitForServerProcess(marker, over, opts.startupTimeoutSec * 1000);
+        if (pid === undefined) {
+          client = { startup: { started: false, reason: over.value ? 'run.sh ended before the server answered' : 'run.sh did not start' } };
+          return;
+        }
+        const req: ClientRequest = {
+          baseUrl: `${base}/api`,
+          healthUrl: `${base}/api/health-check`,
+          startupTimeoutMs: opts.startupTimeoutSec * 1000,
+          spec: path.resolve(opts.spec),
+          ...(opts.collection ? { collection: path.resolve(opts.collection) } : {}),
+          timeoutMs: opts.timeoutSec * 1000,
+        };
+        client = await runClientProcess(await networkOf(pid), req, ended);
+        if (client.startup.started) opts.progress('suites done; stopping the server');
+      },
+    });
+    return { startup: client.startup, ...(client.contract ? { contract: client.contract } : {}), ...(client.postman ? { postman: client.postman } : {}), audit, ports };
+  } finally {
+    // On the host backend the cluster lives in the host's /tmp; in bwrap /tmp is the sandbox's own.
+    rmSync(pgDir, { recursive: true, force: true });
+  }
+}
