@@ -37,3 +37,31 @@ export function referenceServer(name: string, database: 'sqlite' | 'postgresql',
   }
   return dir;
 }
+
+/**
+ * How many assertions the Conduit collection runs against a correct server on a fresh database, counted from
+ * the collection's own test scripts (assignments `tests[...] =`), independently of Newman: list requests run
+ * either their non-empty branch or their `else` branch. The lists are empty in the folder that runs before
+ * any article exists, and in the feed of a user who follows nobody.
+ */
+export function expectedPostmanTotal(collection: { item: { name: string; item: { name: string; event?: { listen: string; script: { exec: string[] } }[] }[] }[] }): number {
+  const assignments = (text: string) => (text.match(/tests\[[^\]]+\]\s*=(?!=)/g) ?? []).length;
+  let total = 0;
+  for (const folder of collection.item) {
+    for (const request of folder.item) {
+      const script = (request.event ?? []).filter((e) => e.listen === 'test').flatMap((e) => e.script.exec).join('\n');
+      const branch = /if\s*\(\s*responseJSON\.(articles|comments)\.length\s*\)\s*\{/.exec(script);
+      if (!branch) {
+        total += assignments(script);
+        continue;
+      }
+      const before = script.slice(0, branch.index);
+      const rest = script.slice(branch.index + branch[0].length);
+      const elseAt = rest.search(/\}\s*else\s*\{/);
+      const [ifBlock, elseBlock] = elseAt < 0 ? [rest, ''] : [rest.slice(0, elseAt), rest.slice(elseAt)];
+      const empty = folder.name === 'Articles' || request.name === 'Feed';
+      total += assignments(before) + assignments(empty ? elseBlock : ifBlock);
+    }
+  }
+  return total;
+}

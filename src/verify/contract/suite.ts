@@ -51,7 +51,7 @@ export interface StepSpec {
   /** The status the document gives for success; the `schema` assertion uses its schema. */
   expect: number;
   assertions: AssertionSpec[];
-  /** Learns from a response (tokens, slugs); runs only when the status is as expected. */
+  /** Learns from a response (tokens, slugs); runs on any 2xx answer. */
   learn?: (res: Response, ctx: SuiteContext) => void;
 }
 
