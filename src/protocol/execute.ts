@@ -4,6 +4,7 @@ import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError 
 import { tail } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import type { BackendChoice } from '../sandbox/index.js';
+import type { Evaluation } from '../verify/evaluate.js';
 import { classifyRunFailure, classifyStepFailure, type ErrorClass } from './classify.js';
 
 export interface ExecuteOptions {
@@ -19,10 +20,14 @@ export interface AttemptFailure {
   tail: string;
 }
 
-export type ExecuteOutcome =
+export type ExecuteOutcome = (
   | { success: true; report: AuditReport }
   /** `report` is there when the program was installed and run but failed. */
-  | { success: false; failure: AttemptFailure; report?: AuditReport };
+  | { success: false; failure: AttemptFailure; report?: AuditReport }
+) & {
+  /** Backend tasks: the behavioural evaluation the outcome was decided by. */
+  evaluation?: Evaluation;
+};
 
 const TAIL_LINES = 60;
 

@@ -1,6 +1,6 @@
 /** The results store's SQLite schema (documented in docs/store.md). Bump SCHEMA_VERSION on any change and migrate. */
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const SCHEMA_V1 = `
 CREATE TABLE runs (
@@ -74,5 +74,34 @@ CREATE TABLE tree_entries (
   executable INTEGER NOT NULL CHECK (executable IN (0, 1)),
   blob       TEXT    NOT NULL REFERENCES blobs (hash),
   PRIMARY KEY (tree_hash, path)
+);
+`;
+
+/**
+ * Version 3, for the `backend` suite: one behavioural evaluation per executed attempt of a backend task — the
+ * task's framework, level and constraints, the verdicts, the scores (A% lenient and strict, the Postman share),
+ * the coarse failure class and the judged root cause, every assertion's result, the server's log.
+ */
+export const MIGRATE_V2_TO_V3 = `
+CREATE TABLE backend_evaluations (
+  run_id        INTEGER NOT NULL,
+  attempt       INTEGER NOT NULL CHECK (attempt >= 0),
+  framework     TEXT    NOT NULL,
+  level         INTEGER NOT NULL CHECK (level BETWEEN 0 AND 3),
+  constraints   TEXT    NOT NULL,
+  passed        INTEGER NOT NULL CHECK (passed IN (0, 1)),
+  failure_class TEXT,
+  root_cause    TEXT,
+  root_cause_note TEXT,
+  a_lenient     REAL    NOT NULL,
+  a_strict      REAL    NOT NULL,
+  postman_pct   REAL,
+  verifiers     TEXT,
+  assertions    TEXT    NOT NULL,
+  postman       TEXT,
+  startup       TEXT    NOT NULL,
+  server_log    TEXT,
+  PRIMARY KEY (run_id, attempt),
+  FOREIGN KEY (run_id, attempt) REFERENCES attempts (run_id, attempt) ON DELETE CASCADE
 );
 `;

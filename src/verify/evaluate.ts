@@ -6,14 +6,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AuditReport } from '../audit/report.js';
-import { InfrastructureError, NoEntryPointError, StepFailedError } from '../core/errors.js';
+import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError } from '../core/errors.js';
 import { ecosystemById } from '../ecosystems/index.js';
-import type { GapSets, ProjectMetrics } from '../core/types.js';
-import type { StartupOutcome } from './contract/client.js';
+import type { StartupOutcome } from './contract/client-types.js';
 import type { PostmanRun } from './contract/postman.js';
 import { assertionIds } from './contract/suite.js';
 import type { SuiteRun } from './contract/run-suite.js';
-import { POSTGRES_FAILURE, serveAndTest, type ServeOptions } from './serve.js';
+import { POSTGRES_FAILURE } from './postgres.js';
+import { serveAndTest, type ServeOptions } from './serve.js';
 import { coarseClass, type CoarseClass } from './taxonomy.js';
 import type { Constraints, VerifyReport } from './types.js';
 import { allHold, verifyProject } from './verify.js';
@@ -44,8 +44,8 @@ export interface Evaluation {
   verifiers?: VerifyReport;
   contract?: SuiteRun;
   postman?: PostmanRun;
-  /** The server's D1/D2/D3 while it served, as in an audit. */
-  environment?: { layers: AuditReport['layers']; gaps: GapSets; metrics: ProjectMetrics; sandbox: AuditReport['sandbox'] };
+  /** The server's audit while it served: D1/D2/D3, gaps, metrics, phases (without the package manager's details). */
+  environment?: AuditReport;
   serverLog: string;
   durationMs: number;
 }
@@ -78,6 +78,10 @@ export async function evaluateBackend(opts: EvaluationOptions): Promise<Evaluati
       return notStarted(`the install failed: ${err.message}`, { install: { failed: true, message: err.message, class: err.failureClass }, serverLog: err.output }, true);
     }
     if (err instanceof NoEntryPointError) return notStarted(err.message, {}, false);
+    // The project's own input is unusable (a malformed manifest): the dependencies cannot be installed.
+    if (err instanceof EnvproofError && !(err instanceof InfrastructureError)) {
+      return notStarted(`the install failed: ${err.message}`, { install: { failed: true, message: err.message, class: 'manifest' }, serverLog: err.details ?? '' }, true);
+    }
     throw err;
   }
   const log = served.audit.run.outputTail;
@@ -97,7 +101,7 @@ export async function evaluateBackend(opts: EvaluationOptions): Promise<Evaluati
     startup: served.startup,
     ...(contract ? { contract } : {}),
     ...(served.postman ? { postman: served.postman } : {}),
-    environment: { layers: served.audit.layers, gaps: served.audit.gaps, metrics: served.audit.metrics, sandbox: served.audit.sandbox },
+    environment: { ...served.audit, install: { commands: served.audit.install.commands } },
     serverLog: log,
     durationMs: Math.round(performance.now() - started),
   };

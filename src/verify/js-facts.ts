@@ -14,8 +14,6 @@ const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
   '.tsx': ts.ScriptKind.TSX,
 };
 
-export const JS_EXTENSIONS = Object.keys(SCRIPT_KINDS);
-
 function dotted(node: ts.Expression): string {
   if (ts.isIdentifier(node)) return node.text;
   if (node.kind === ts.SyntaxKind.ThisKeyword) return 'this';

@@ -1,12 +1,14 @@
 /** The files of a project the verifiers read: sources, dependency manifests and configuration, without what installs create. */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { JS_EXTENSIONS, jsFacts } from './js-facts.js';
 import type { SourceFacts } from './facts-types.js';
 import { pythonFacts } from './python-facts.js';
 
 /** Directories an install, a build or a tool creates: never the project's own code. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git', '__pycache__', '.venv', 'venv', 'site-packages', 'dist', 'build', 'coverage', '.next', '.pytest_cache', '.mypy_cache', '.tox']);
+
+/** Extensions of the JavaScript and TypeScript sources the TypeScript parser reads. */
+const JS_EXTENSIONS = ['.js', '.mjs', '.cjs', '.jsx', '.ts', '.mts', '.cts', '.tsx'];
 
 /** Lock files list optional packages of every dialect (Sequelize's peers, ...): they are not evidence. */
 export const LOCK_FILES = new Set(['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'poetry.lock', 'Pipfile.lock', 'uv.lock', 'pdm.lock']);
@@ -61,7 +63,9 @@ export async function listProjectFiles(root: string): Promise<ProjectFiles> {
 /** Parses every source file: Python through python3's `ast`, JavaScript and TypeScript through the TypeScript compiler. */
 export async function parseSources(files: ProjectFiles): Promise<SourceFacts[]> {
   const py = await pythonFacts(files.python.map((f) => [f, path.join(files.root, f)] as const));
+  // The TypeScript compiler is large: loaded only when there is something to parse.
+  const { jsFacts } = files.javascript.length ? await import('./js-facts.js') : { jsFacts: undefined };
   const js: SourceFacts[] = [];
-  for (const f of files.javascript) js.push(jsFacts(f, await readFile(path.join(files.root, f), 'utf8')));
+  for (const f of files.javascript) js.push(jsFacts!(f, await readFile(path.join(files.root, f), 'utf8')));
   return [...py, ...js].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }

@@ -6,28 +6,10 @@
  */
 import { errorMessage } from '../../core/errors.js';
 import { OpenApiContract } from './openapi.js';
-import { loadCollection, runPostman, type PostmanRun } from './postman.js';
-import { runContractSuite, type SuiteRun } from './run-suite.js';
+import { loadCollection, runPostman } from './postman.js';
+import { runContractSuite } from './run-suite.js';
+import { STARTED_LINE, type ClientRequest, type ClientResult, type StartupOutcome } from './client-types.js';
 
-export interface ClientRequest {
-  /** The API root, e.g. `http://127.0.0.1:8080/api`. */
-  baseUrl: string;
-  healthUrl: string;
-  startupTimeoutMs: number;
-  spec: string;
-  collection?: string;
-  timeoutMs: number;
-}
-
-export type StartupOutcome = { started: true; afterMs: number } | { started: false; reason: string };
-
-export interface ClientResult {
-  startup: StartupOutcome;
-  contract?: SuiteRun;
-  postman?: PostmanRun;
-}
-
-export const STARTED_LINE = 'envproof-client: started';
 const POLL_MS = 250;
 
 /** Polls the health check until it answers 200 or the time is up. */

@@ -2,11 +2,10 @@
  * The API contract given with `--spec`: an OpenAPI 3 document (YAML or JSON), read from the user's path and
  * never copied into the project. Response bodies are validated against its own schemas with Ajv.
  */
-import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { parse as parseYaml } from 'yaml';
 import { EnvproofError } from '../../core/errors.js';
+import { isObject, readOpenApiDocument, type Json } from './openapi-document.js';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -21,10 +20,6 @@ export interface Operation {
   /** Status codes the document lists for the operation. */
   statuses: string[];
 }
-
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -57,24 +52,7 @@ export class OpenApiContract {
 
   /** Reads and checks an OpenAPI 3 document; anything else is a clear error. */
   static load(file: string): OpenApiContract {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      throw new EnvproofError(`cannot read the API contract ${file}`, 'give the OpenAPI document with --spec <openapi.yml>');
-    }
-    let doc: unknown;
-    try {
-      doc = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text);
-    } catch (err) {
-      throw new EnvproofError(`the API contract ${file} is not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
-    }
-    if (!isObject(doc) || typeof doc.openapi !== 'string' || !/^3\.\d+(\.\d+)?$/.test(doc.openapi)) {
-      const seen = isObject(doc) ? (doc.swagger ? `Swagger ${String(doc.swagger)}` : doc.openapi ? `openapi ${String(doc.openapi)}` : 'no "openapi" field') : 'not an object';
-      throw new EnvproofError(`the API contract ${file} is not an OpenAPI 3 document (${seen})`, 'give an OpenAPI 3.x document (its first field reads `openapi: 3.0.1`, for example)');
-    }
-    if (!isObject(doc.paths) || Object.keys(doc.paths).length === 0) throw new EnvproofError(`the API contract ${file} has no paths`);
-    return new OpenApiContract(file, doc);
+    return new OpenApiContract(file, readOpenApiDocument(file));
   }
 
   operation(id: string): Operation {

@@ -4,11 +4,11 @@
  * assertion count depends on the responses (tests inside `if` branches), so unlike envproof's own suite its
  * denominator is what Newman ran.
  */
-import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import newman, { type NewmanSummary } from 'newman';
-import { EnvproofError } from '../../core/errors.js';
 import type { AssertionResult, RequestRecord } from './run-suite.js';
+
+export { loadCollection } from './collection.js';
 
 export interface PostmanRun {
   suite: 'postman';
@@ -18,28 +18,6 @@ export interface PostmanRun {
   requests: RequestRecord[];
   /** Test scripts that threw (e.g. on a body that is not JSON): their later assertions never ran. */
   scriptErrors: string[];
-}
-
-const V21 = /\/collection\/v2\.1(\.\d+)?\/collection\.json$/;
-
-/** Reads and checks a Postman v2.1 collection; anything else is a clear error. */
-export function loadCollection(file: string): unknown {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ? 'cannot be read' : `is not JSON (${(err as Error).message})`;
-    throw new EnvproofError(`the Postman collection ${file} ${why}`, 'give an exported Postman collection (v2.1 JSON) with --collection <file>');
-  }
-  const info = (doc as { info?: { schema?: unknown } } | null)?.info;
-  const schema = typeof info?.schema === 'string' ? info.schema : undefined;
-  if (!schema || !V21.test(schema) || !Array.isArray((doc as { item?: unknown }).item)) {
-    throw new EnvproofError(
-      `${file} is not a Postman v2.1 collection (${schema ? `its info.schema is ${schema}` : 'it has no info.schema'})`,
-      'export the collection from Postman as "Collection v2.1", or convert it with postman-collection-transformer',
-    );
-  }
-  return doc;
 }
 
 /** Runs the collection against `baseUrl` (the collection's `{{APIURL}}`), with a fresh user for this run. */
