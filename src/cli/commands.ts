@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { registerAudit } from './audit.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnv } from './env.js';
-import { registerEvaluate } from './evaluate.js';
+import { registerEvaluate, registerEvaluateFeature } from './evaluate.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
 import { registerReport } from './report.js';
@@ -19,6 +19,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerDoctor(program, setExitCode);
   registerEnv(program, setExitCode);
   registerEvaluate(program, setExitCode);
+  registerEvaluateFeature(program, setExitCode);
   registerExport(program, setExitCode);
   registerImport(program, setExitCode);
   registerReport(program, setExitCode);

@@ -79,3 +79,37 @@ export function registerEvaluate(program: Command, setExitCode: SetExitCode): vo
       setExitCode(evaluation.passed ? EXIT_CLEAN : EXIT_FINDINGS);
     });
 }
+
+export function registerEvaluateFeature(program: Command, setExitCode: SetExitCode): void {
+  program
+    .command('evaluate-feature')
+    .description('Evaluate a feature-implementation task: pristine checkout, removal patch, the agent\'s patch, then the suites (no verifiers)')
+    .argument('<task.json>', 'the task (docs/backend.md)')
+    .requiredOption('--spec <openapi.yml>', 'the API contract (OpenAPI 3)')
+    .option('--collection <file>', 'a Postman v2.1 collection to run with Newman as well')
+    .option('--patch <file>', "the agent's patch (a unified diff against the stripped checkout)")
+    .option('--tree <dir>', "the agent's final tree, from which its patch is computed")
+    .addOption(new Option('--sandbox <backend>', 'where the server is installed and run').choices([...BACKEND_CHOICES]).default('auto'))
+    .option('--startup-timeout <seconds>', 'how long the health check is polled', positive('--startup-timeout'), 30)
+    .option('--timeout <seconds>', 'limit of each install step and of the serving run', positive('--timeout'), 900)
+    .option('--json', 'print the evaluation as JSON')
+    .option('-q, --quiet', 'no progress lines')
+    .addHelpText('after', '\nWithout --patch or --tree the stripped checkout itself is evaluated (the baseline).\nExit codes: 0 passed, 1 failed, 2 error.')
+    .action(async (file: string, o: { spec: string; collection?: string; patch?: string; tree?: string; sandbox: BackendChoice; startupTimeout: number; timeout: number; json?: boolean; quiet?: boolean }) => {
+      if (o.patch && o.tree) throw new UsageError('give --patch or --tree, not both');
+      const { agentPatch, evaluateFeatureTask, loadFeatureTask } = await import('../verify/feature-task.js');
+      const { readFile } = await import('node:fs/promises');
+      const task = await loadFeatureTask(file);
+      const patch = o.patch ? await readFile(o.patch, 'utf8') : o.tree ? await agentPatch(task, path.resolve(o.tree)) : undefined;
+      const evaluation = await evaluateFeatureTask(task, patch, {
+        spec: o.spec,
+        collection: o.collection,
+        sandbox: o.sandbox,
+        startupTimeoutSec: o.startupTimeout,
+        timeoutSec: o.timeout,
+        progress: o.quiet ? () => {} : (m) => process.stderr.write(`envproof: ${m.split('\n')[0]}\n`),
+      });
+      process.stdout.write(o.json ? `${JSON.stringify(evaluation, null, 2)}\n` : renderText(evaluation));
+      setExitCode(evaluation.passed ? EXIT_CLEAN : EXIT_FINDINGS);
+    });
+}

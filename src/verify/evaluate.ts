@@ -20,7 +20,8 @@ import { allHold, verifyProject } from './verify.js';
 
 export const EVALUATION_SCHEMA_VERSION = 1;
 
-export interface EvaluationOptions extends Omit<ServeOptions, 'database'> {
+export interface EvaluationOptions extends ServeOptions {
+  /** What the verifiers check; `database` is also the database started for the server, unless given apart. */
   constraints: Constraints;
 }
 
@@ -72,7 +73,7 @@ export async function evaluateBackend(opts: EvaluationOptions): Promise<Evaluati
   if (!manifests.some((m) => existsSync(path.join(opts.dir, m)))) return notStarted(`no ${manifests.join(' or ')} in the project`, {}, false);
   let served;
   try {
-    served = await serveAndTest({ ...opts, database: opts.constraints.database });
+    served = await serveAndTest({ ...opts, database: opts.database ?? opts.constraints.database });
   } catch (err) {
     if (err instanceof StepFailedError) {
       return notStarted(`the install failed: ${err.message}`, { install: { failed: true, message: err.message, class: err.failureClass }, serverLog: err.output }, true);

@@ -44,6 +44,10 @@ export interface ServeOptions {
   startupTimeoutSec: number;
   /** Limit of each install step and of the whole serving run. */
   timeoutSec: number;
+  /** Commands run in the project before the server starts (a feature task's setup: migrations, ...). */
+  setup?: string[];
+  /** The command that starts the server (default `sh ./run.sh`). */
+  start?: string;
   progress(message: string): void;
 }
 
@@ -69,10 +73,11 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The traced command: the environment the prompt promises, PostgreSQL when needed, then run.sh in the foreground. */
-function launcher(marker: string, env: Record<string, string>, postgres?: { dir: string; port: number }): string {
+/** The traced command: the environment the prompt promises, PostgreSQL when needed, the setup, then the server in the foreground. */
+function launcher(marker: string, env: Record<string, string>, start: { setup: readonly string[]; command: string }, postgres?: { dir: string; port: number }): string {
   const exports = Object.entries({ [MARKER_VARIABLE]: marker, ...env }).map(([k, v]) => `${k}=${shellQuote(v)}`);
-  return [`export ${exports.join(' ')}`, ...(postgres ? [postgresStart(postgres.dir, postgres.port)] : []), 'exec sh ./run.sh'].join('\n');
+  const setup = start.setup.map((c) => `( ${c} ) || { echo "envproof: setup command failed: ${c.replace(/["\\$`]/g, '')}" >&2; exit 98; }`);
+  return [`export ${exports.join(' ')}`, ...(postgres ? [postgresStart(postgres.dir, postgres.port)] : []), ...setup, `exec ${start.command}`].join('\n');
 }
 
 /** The module next to this one with the same extension (`.ts` under tsx, `.js` once built). */
@@ -160,7 +165,7 @@ export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
   // Bad input fails before anything is installed.
   readOpenApiDocument(opts.spec);
   if (opts.collection) loadCollection(opts.collection);
-  if (!existsSync(path.join(opts.dir, 'run.sh'))) {
+  if (!opts.start && !existsSync(path.join(opts.dir, 'run.sh'))) {
     throw new NoEntryPointError(`no run.sh in ${opts.dir}`, 'the server must come with a run.sh that starts it in the foreground');
   }
   const isolated = (opts.sandbox === 'auto' ? defaultBackend() : opts.sandbox) !== 'host';
@@ -177,7 +182,7 @@ export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
     const audit = await runAudit({
       dir: opts.dir,
       ecosystem: opts.language,
-      run: launcher(marker, env, ports.postgres !== undefined ? { dir: pgDir, port: ports.postgres } : undefined),
+      run: launcher(marker, env, { setup: opts.setup ?? [], command: opts.start ?? 'sh ./run.sh' }, ports.postgres !== undefined ? { dir: pgDir, port: ports.postgres } : undefined),
       timeoutSec: opts.timeoutSec,
       keep: false,
       sandbox: opts.sandbox,
