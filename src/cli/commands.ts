@@ -5,6 +5,7 @@ import { registerEnv } from './env.js';
 import { registerEvaluate, registerEvaluateFeature } from './evaluate.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
+import { registerJudge } from './judge.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
@@ -22,6 +23,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerEvaluateFeature(program, setExitCode);
   registerExport(program, setExitCode);
   registerImport(program, setExitCode);
+  registerJudge(program, setExitCode);
   registerReport(program, setExitCode);
   registerRun(program, setExitCode);
   registerTasks(program, setExitCode);
