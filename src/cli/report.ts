@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { EnvproofError, UsageError, errorMessage } from '../core/errors.js';
 import { computeAggregate, type AggregateReport } from '../metrics/aggregate.js';
+import { computeBackendReport } from '../metrics/backend.js';
 import { checkClaims, readVerification, type CheckResult } from '../report/check.js';
 import { writeCsvTables } from '../report/csv.js';
 import { renderJson } from '../report/json.js';
@@ -23,11 +24,17 @@ interface ReportOptions {
 function loadReport(storePath: string): AggregateReport {
   const store = ResultsStore.open(storePath, { mustExist: true });
   try {
-    const runs = store.runs();
-    if (runs.length === 0) {
+    const all = store.runs();
+    if (all.length === 0) {
       throw new EnvproofError(`${storePath} holds no runs`, 'Import data (envproof import envgap-csv <dir>) or run envproof run first.');
     }
-    return computeAggregate(runs, store.tasks());
+    // Backend runs are another experiment: their metrics are the backend section's, not the environment-gap tables'.
+    const backend = store.backendEvaluations();
+    const backendRuns = new Set(backend.map((e) => `${e.key.source}|${e.key.agent}|${e.key.language}|${e.key.taskId}|${e.key.trial}`));
+    const runs = all.filter((r) => !backendRuns.has(`${r.source}|${r.agent}|${r.language}|${r.taskId}|${r.trial}`));
+    const backendTasks = new Set(backend.map((e) => e.key.taskId));
+    const report = computeAggregate(runs, store.tasks().filter((t) => !backendTasks.has(t.id)));
+    return backend.length ? { ...report, backend: computeBackendReport(backend) } : report;
   } finally {
     store.close();
   }

@@ -44,6 +44,11 @@ const SECTIONS: Section[] = [
     items: ['fig10', 'domains', 'domains_pooled', 'unnecessary_dependency_rate', 'udr_pooled'],
   },
   { id: 'appendix', title: 'Appendix: manifest size and the most frequent gaps', items: ['tableA1_spearman', 'tableB4_phantom', 'tableB5_hidden'] },
+  {
+    id: 'backend',
+    title: 'Backend generation under constraints',
+    items: ['figB1', 'backend_levels', 'backend_decay', 'backend_marginal_effects', 'backend_pass_at_k', 'figB2', 'backend_frameworks', 'backend_taxonomy'],
+  },
 ];
 
 const SOURCE_LABELS: Record<RunSource, string> = {
