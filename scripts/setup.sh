@@ -27,6 +27,8 @@ want python3 python3
 # Sandboxes (test/sandbox): bubblewrap runs programs in namespaces, debootstrap builds the clean root filesystems.
 want bwrap bubblewrap
 want debootstrap debootstrap
+# The host backend cuts the network of traced runs in a network namespace and brings its loopback up with ip.
+want ip iproute2
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { nameSet, uniqueDependencies } from '../core/names.js';
 import type { Dependency, EcosystemId } from '../core/types.js';
-import { EnvproofError, InfrastructureError, NoEntryPointError } from '../core/errors.js';
+import { EnvproofError, InfrastructureError, NoEntryPointError, UsageError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
 import { gapSets, projectMetrics } from '../metrics/project.js';
-import { createSandbox, type BackendChoice } from '../sandbox/index.js';
-import type { Sandbox } from '../sandbox/types.js';
+import { createSandbox, type BackendChoice, type EnvironmentChoice } from '../sandbox/index.js';
+import type { ExecIsolation, ExecResult, Sandbox } from '../sandbox/types.js';
 import { traceRun } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type LayerEntry, type PhaseTimes, type RunOutcome } from './report.js';
@@ -22,6 +22,10 @@ export interface AuditOptions {
   timeoutSec: number;
   keep: boolean;
   sandbox: BackendChoice;
+  /** The environment beyond the backend: extra Debian packages, the container base image. */
+  environment?: EnvironmentChoice;
+  /** With `--sandbox auto`, run on the host (with a warning) where bubblewrap cannot run, instead of refusing. */
+  allowHostFallback?: boolean;
   /**
    * Per ecosystem, which of its alternative views of D3 the metrics use instead of its default (e.g. java:
    * `opened`, the paper's jars-opened figures, instead of `loaded`).
@@ -36,6 +40,8 @@ export interface AuditOptions {
   /** How much of the program's output the report keeps (default 4000 bytes). */
   outputTailBytes?: number;
   progress(message: string): void;
+  /** Warnings for the terminal that `-q` does not silence (default: progress). */
+  warn?(message: string): void;
 }
 
 const OUTPUT_TAIL_BYTES = 4000;
@@ -44,7 +50,10 @@ function layer(deps: readonly Dependency[]): LayerEntry[] {
   return uniqueDependencies(deps).map(({ name, version, id }) => ({ name, ...(version ? { version } : {}), ...(id ? { id } : {}) }));
 }
 
-function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string | null; timedOut: boolean; durationMs: number; stdout: string; stderr: string }, tailBytes: number): RunOutcome {
+/** Where a sandbox did not say what it isolated, nothing is claimed. */
+const UNKNOWN_ISOLATION: ExecIsolation = { networkOff: false, filesystemConfined: false, ownProcessTree: false, shortfall: 'the sandbox did not report what it isolated' };
+
+function outcome(choice: RunChoice, r: ExecResult, tailBytes: number): RunOutcome {
   const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
   return {
     command: shellCommandLine(choice.argv),
@@ -56,6 +65,7 @@ function outcome(choice: RunChoice, r: { exitCode: number | null; signal: string
     success: r.exitCode === 0 && !r.timedOut,
     durationMs: Math.round(r.durationMs),
     outputTail: output.length > tailBytes ? output.slice(-tailBytes) : output,
+    isolation: r.isolation ?? UNKNOWN_ISOLATION,
   };
 }
 
@@ -64,7 +74,7 @@ async function asInfrastructure<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof EnvproofError && !(err instanceof InfrastructureError)) throw new InfrastructureError(err.message, err.hint, err.details);
+    if (err instanceof EnvproofError && !(err instanceof InfrastructureError) && !(err instanceof UsageError)) throw new InfrastructureError(err.message, err.hint, err.details);
     throw err;
   }
 }
@@ -104,7 +114,17 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
   if (opts.keep) opts.progress(`work directory (kept): ${work.root}`);
   let sandbox: Sandbox | undefined;
   try {
-    sandbox = await asInfrastructure(createSandbox({ backend: opts.sandbox, language: module.id, hostWorkDir: work.root, progress: opts.progress }));
+    sandbox = await asInfrastructure(
+      createSandbox({
+        ...opts.environment,
+        backend: opts.sandbox,
+        language: module.id,
+        hostWorkDir: work.root,
+        progress: opts.progress,
+        allowHostFallback: opts.allowHostFallback,
+      }),
+    );
+    if (sandbox.isolationWarning) (opts.warn ?? opts.progress)(`warning: ${sandbox.isolationWarning}`);
     const insideWork = sandbox.workDir;
     const ctx: AuditContext = {
       sandbox,
@@ -169,6 +189,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     else if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
     else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
     if (trace.run.spawnError) notes.push(`the tracer could not start: ${trace.run.spawnError}`);
+    if (run.isolation.shortfall) notes.push(`the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);
     const report: AuditReport = {
       schemaVersion: AUDIT_SCHEMA_VERSION,
       tool: { name: 'envproof', version: TOOL_VERSION },
@@ -177,12 +198,14 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       manifest: declared.manifest,
       sandbox: {
         backend: sandbox.backend,
+        requested: opts.sandbox,
         ...(sandbox.isolationWarning ? { warning: sandbox.isolationWarning } : {}),
         ...(sandbox.baseline
           ? { baseline: { debian: sandbox.baseline.debian.length, packages: Object.fromEntries(Object.entries(sandbox.baseline.packages).map(([k, v]) => [k, v.length])) } }
           : {}),
       },
       layers: { declared: layer(declared.declared), installed: layer(install.installed), traced: layer(tracedLayer) },
+      systemDependencies: sandbox.systemPackages.map(({ name, version }) => ({ name, version })),
       otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
       skipped: declared.skipped,
       alternatives: Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, layer(v)])),

@@ -1,5 +1,6 @@
 import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry } from '../core/types.js';
-import type { SandboxBackend } from '../sandbox/types.js';
+import type { BackendChoice } from '../sandbox/index.js';
+import type { ExecIsolation, SandboxBackend } from '../sandbox/types.js';
 
 /** Version of the `envproof audit --json` document; bumped on any incompatible change (docs/audit-json.md). */
 export const AUDIT_SCHEMA_VERSION = 1;
@@ -23,6 +24,8 @@ export interface RunOutcome {
   durationMs: number;
   /** The tail of what the program printed (stdout then stderr). */
   outputTail: string;
+  /** What isolation the traced run really had (the host backend may give less than asked for). */
+  isolation: ExecIsolation;
 }
 
 export interface PhaseTimes {
@@ -46,8 +49,14 @@ export interface AuditReport {
    * `baseline`: how many packages the clean environment holds before anything is installed (Debian's, and each
    * package manager's). D2 is measured inside a private environment created from it, so they are never in D2.
    */
-  sandbox: { backend: SandboxBackend; warning?: string; baseline?: { debian: number; packages: Record<string, number> } };
+  /** `requested`: the user's --sandbox choice (`auto` included), `backend` the one that ran. */
+  sandbox: { backend: SandboxBackend; requested: BackendChoice; warning?: string; baseline?: { debian: number; packages: Record<string, number> } };
   layers: { declared: LayerEntry[]; installed: LayerEntry[]; traced: LayerEntry[] };
+  /**
+   * Debian packages the project needs beyond the clean environment, as the user named them (--system-packages),
+   * with the versions the environment installed; empty in the paper's strict clean environment.
+   */
+  systemDependencies: { name: string; version: string }[];
   /** Declared but not part of D1: devDependencies, test scope, constraints, optional extras, ... */
   otherDeclared: Record<string, LayerEntry[]>;
   skipped: SkippedEntry[];

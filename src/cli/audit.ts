@@ -5,6 +5,7 @@ import { ECOSYSTEM_IDS } from '../core/types.js';
 import { renderAuditText } from '../report/audit-text.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import type { SetExitCode } from './commands.js';
+import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 const FINDING_KINDS = ['phantom', 'hidden', 'bloat', 'transitive', 'run'] as const;
@@ -30,7 +31,7 @@ export function findings(report: AuditReport, failOn: readonly FindingKind[]): s
 }
 
 export function registerAudit(program: Command, setExitCode: SetExitCode): void {
-  program
+  const command = program
     .command('audit')
     .description('Audit one project: declared (D1), installed (D2) and runtime-traced (D3) dependencies, their gaps and metrics')
     .argument('<dir>', 'the project directory')
@@ -43,9 +44,11 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .option('--json', 'print the report as JSON (schema: docs/audit-json.md)')
     .option('--keep', 'keep the work directory and print its path')
     .option('-q, --quiet', 'no progress messages')
-    .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error.')
-    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: 'loaded' | 'opened'; json?: boolean; keep?: boolean; quiet?: boolean }) => {
+    .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error.');
+  addEnvironmentOptions(command).action(
+    async (dir: string, o: EnvironmentFlags & { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: 'loaded' | 'opened'; json?: boolean; keep?: boolean; quiet?: boolean }) => {
       const failOn = parseFailOn(o.failOn);
+      const environment = environmentChoice(o);
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
       // Loaded on use, so other commands start without the audit machinery.
       const { runAudit } = await import('../audit/audit.js');
@@ -58,8 +61,12 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
           timeoutSec: parseTimeout(o.timeout),
           keep: Boolean(o.keep),
           sandbox: o.sandbox,
+          environment,
+          // An audit may run on the host where bwrap cannot, saying so on stderr and in the report; `run` may not.
+          allowHostFallback: true,
           tracedView: o.javaAttribution === 'opened' ? { java: 'opened' } : {},
           progress,
+          warn: (m) => process.stderr.write(`envproof: ${m}\n`),
         });
       } catch (err) {
         if (o.json && err instanceof EnvproofError) {
@@ -73,5 +80,6 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
       }
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderAuditText(report));
       setExitCode(findings(report, failOn).length ? EXIT_FINDINGS : EXIT_CLEAN);
-    });
+    },
+  );
 }

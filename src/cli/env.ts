@@ -5,6 +5,7 @@ import { doctorChecks } from '../sandbox/doctor.js';
 import { printChecks } from './doctor.js';
 import { ensureEnvironment, inspectEnvironment, rootfsDir, treeSize } from '../sandbox/rootfs.js';
 import type { SetExitCode } from './commands.js';
+import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 
 function languagesOf(arg: string): EcosystemId[] {
   if (arg === 'all') return [...ECOSYSTEM_IDS];
@@ -18,16 +19,18 @@ const mib = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MiB`;
 export function registerEnv(program: Command, setExitCode: SetExitCode): void {
   const env = program.command('env').description('Build, list and check the clean environments of the bwrap sandbox');
 
-  env
+  const build = env
     .command('build <language>')
     .description(`Build (or with --force rebuild) the root filesystem of a language (${ECOSYSTEM_IDS.join(', ')}, all)`)
-    .option('--force', 'rebuild even when a finished environment exists')
-    .action(async (arg: string, o: { force?: boolean }) => {
-      for (const language of languagesOf(arg)) {
-        const e = await ensureEnvironment(language, { force: o.force, progress: (m) => process.stderr.write(`${m}\n`) });
-        process.stdout.write(`${language}: ready at ${e.dir} (built ${e.marker.builtAt})\n`);
-      }
-    });
+    .option('--force', 'rebuild even when a finished environment exists');
+  addEnvironmentOptions(build).action(async (arg: string, o: EnvironmentFlags & { force?: boolean }) => {
+    const { systemPackages } = environmentChoice(o);
+    for (const language of languagesOf(arg)) {
+      const e = await ensureEnvironment(language, { force: o.force, systemPackages, progress: (m) => process.stderr.write(`${m}\n`) });
+      const extra = systemPackages?.length ? ` with ${systemPackages.join(', ')}` : '';
+      process.stdout.write(`${language}${extra}: ready at ${e.dir} (built ${e.marker.builtAt})\n`);
+    }
+  });
 
   env
     .command('list')

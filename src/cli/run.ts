@@ -4,12 +4,14 @@ import { UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
 import { planRuns, runMatrix, type ProgressEvent } from '../protocol/matrix.js';
-import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
+import { hostWarning } from '../sandbox/host.js';
+import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import { resolveSuite, selectTasks } from '../tasks/resolve.js';
 import { loadCollection } from '../verify/contract/collection.js';
 import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
 import type { SetExitCode } from './commands.js';
+import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 function positiveInt(name: string, min: number) {
@@ -35,7 +37,7 @@ function progressLine(e: ProgressEvent): string {
 }
 
 export function registerRun(program: Command, setExitCode: SetExitCode): void {
-  program
+  const command = program
     .command('run')
     .description('Run the evaluation protocol: an agent generates each project, envproof installs and runs it in a clean environment, feeds failures back for up to k repairs, and records every attempt')
     .requiredOption('--agent <spec...>', 'agent(s): scripted:<file>, replay:<dir>, cmd:<preset|template>, openai:model=..., anthropic:model=... (prefix with <name>@ to label)')
@@ -56,26 +58,39 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--retry-delay <seconds>', 'wait before the first retry (doubling after)', positiveInt('--retry-delay', 0), 5)
     .option('--store <path>', 'results store (SQLite)', DEFAULT_STORE)
     .option('--json', 'print the summary as JSON')
-    .option('-q, --quiet', 'no progress lines')
+    .option('-q, --quiet', 'no progress lines');
+  addEnvironmentOptions(command)
     .addHelpText(
       'after',
       '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nExit codes: 0 every run ended, 1 some runs were set aside after infrastructure failures, 2 error.',
     )
-    .action(async (o: { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
       const suite = resolveSuite(o.suite, { contract: o.spec });
       if (o.collection) loadCollection(o.collection);
       const tasks = selectTasks(suite, o.tasks);
-      const plans = planRuns({ agents, suite, tasks, languages: parseLanguages(o.languages), trials: o.trials, variant: o.variant });
+      const languages = parseLanguages(o.languages);
+      const plans = planRuns({ agents, suite, tasks, languages, trials: o.trials, variant: o.variant });
+      const environment = environmentChoice(o);
+      // Generated code never runs unprotected by accident: `auto` without bwrap is refused here (exit 2).
+      const { backend } = resolveBackend(o.sandbox);
+      const note = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
+      if (backend === 'host') process.stderr.write(`envproof: warning: ${hostWarning()}\n`);
+      // Environments are built before the first run (once, not in each parallel job), so that a package name
+      // Debian does not have is an error here rather than a failure of every run.
+      if (backend === 'bwrap' || environment.systemPackages?.length) {
+        for (const language of languages) await prepareEnvironment(backend, language, environment, note);
+      }
       const store = ResultsStore.open(o.store);
       try {
         store.replaceRuns([], tasks.map(({ id, title, domain, complexity }) => ({ id, title, domain, complexity })));
         const summary = await runMatrix(plans, store, {
           jobs: o.jobs,
           repairs: o.repairs,
-          sandbox: o.sandbox,
+          sandbox: backend,
+          environment,
           runTimeoutSec: o.timeout,
           agentTimeoutSec: o.agentTimeout,
           infraRetries: o.retries,

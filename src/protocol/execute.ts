@@ -3,13 +3,14 @@ import type { AuditReport } from '../audit/report.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError } from '../core/errors.js';
 import { tail } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
-import type { BackendChoice } from '../sandbox/index.js';
+import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
 import type { Evaluation } from '../verify/evaluate.js';
 import { classifyRunFailure, classifyStepFailure, type ErrorClass } from './classify.js';
 
 export interface ExecuteOptions {
   language: EcosystemId;
   sandbox: BackendChoice;
+  environment?: EnvironmentChoice;
   timeoutSec: number;
   progress(message: string): void;
 }
@@ -43,6 +44,7 @@ export async function executeAttempt(projectDir: string, opts: ExecuteOptions): 
       timeoutSec: opts.timeoutSec,
       keep: false,
       sandbox: opts.sandbox,
+      environment: opts.environment,
       progress: opts.progress,
     });
     if (report.run.success) return { success: true, report };

@@ -6,7 +6,7 @@ import type { AuditReport } from '../audit/report.js';
 import { errorMessage, UsageError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
-import type { BackendChoice } from '../sandbox/index.js';
+import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
 import type { ResultsStore } from '../store/store.js';
 import type { AttemptRecord, RunKey, StoredRun } from '../store/types.js';
 import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
@@ -30,6 +30,8 @@ export interface ProtocolOptions {
   /** Repair rounds after the first attempt (the paper's k). */
   repairs: number;
   sandbox: BackendChoice;
+  /** Extra Debian packages, container base image. */
+  environment?: EnvironmentChoice;
   /** Time limit of the program's run, seconds. */
   runTimeoutSec: number;
   /** Time limit of one agent turn, seconds. */
@@ -199,7 +201,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
           if (attempt > 0) await sleep(opts.retryDelaySec * 2 ** (attempt - 1));
           const outcome = plan.task.backend
             ? await executeBackendAttempt(workspace, plan.task.backend, { ...backendOptions(opts), sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} })
-            : await executeAttempt(workspace, { language: plan.language, sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} });
+            : await executeAttempt(workspace, { language: plan.language, sandbox: opts.sandbox, environment: opts.environment, timeoutSec: opts.runTimeoutSec, progress: () => {} });
           report = outcome.report;
           evaluation = outcome.evaluation;
           failure = outcome.success ? undefined : outcome.failure;

@@ -29,7 +29,8 @@ export function renderAuditText(r: AuditReport): string {
   const m = r.metrics;
   const out: string[] = [];
   out.push(`envproof audit: ${r.project}`);
-  out.push(`ecosystem ${r.ecosystem}, manifest ${r.manifest}, sandbox ${r.sandbox.backend}`);
+  const chosen = r.sandbox.requested === r.sandbox.backend ? '' : ` (--sandbox ${r.sandbox.requested})`;
+  out.push(`ecosystem ${r.ecosystem}, manifest ${r.manifest}, sandbox ${r.sandbox.backend}${chosen}`);
   if (r.sandbox.warning) out.push(`warning: ${r.sandbox.warning}`);
   out.push('');
   out.push(...layerTable(r));
@@ -55,6 +56,11 @@ export function renderAuditText(r: AuditReport): string {
       out.push(`    precision ${fmt(am.precision)}   recall ${fmt(am.recall)}   F1 ${fmt(am.f1)}   phantom rate ${fmt(am.phantomRate)}   hidden rate ${fmt(am.hiddenRate)}`);
     }
   }
+  if (r.systemDependencies.length) {
+    out.push('');
+    out.push('System dependencies (Debian packages added to the clean environment with --system-packages)');
+    out.push(`  ${r.systemDependencies.map((d) => `${d.name} ${d.version}`.trim()).join(', ')}`);
+  }
   const other = Object.entries(r.otherDeclared).filter(([, v]) => v.length);
   if (other.length) {
     out.push('');
@@ -70,7 +76,8 @@ export function renderAuditText(r: AuditReport): string {
   const run = r.run;
   const status = run.timedOut ? 'timed out' : run.success ? 'succeeded' : run.signal ? `killed by ${run.signal}` : `failed with exit code ${run.exitCode}`;
   out.push(`Run: ${run.command}  (${run.reason})`);
-  out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, traced with the network off`);
+  const network = run.isolation.networkOff ? 'traced with the network off' : 'traced with the network ON (not isolated)';
+  out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, ${network}`);
   if (!run.success && run.outputTail.trim()) {
     out.push('  last output:');
     for (const l of run.outputTail.trimEnd().split('\n').slice(-10)) out.push(`    ${l}`);

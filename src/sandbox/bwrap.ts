@@ -4,10 +4,11 @@ import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
-import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, prepareWritableDirs, SANDBOX_UID, sandboxCacheDir } from './environment.js';
+import type { CacheLayers } from './cache-layers.js';
+import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, JAVA_CA_STORE, prepareWritableDirs, sandboxUid } from './environment.js';
 import { DEFAULT_LIMITS, prlimitArgs, type ProgramRun, type SandboxLimits } from './limits.js';
-import { baselineOf, MARKER_FILE, type Environment } from './rootfs.js';
-import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline } from './types.js';
+import { baselineOf, MARKER_FILE, systemPackagesOf, type Environment } from './rootfs.js';
+import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline, SystemPackage } from './types.js';
 
 /** Top-level rootfs entries that are not bound: bwrap provides fresh /dev, /proc, /tmp; homes stay invisible. */
 const NOT_BOUND = new Set(['dev', 'proc', 'sys', 'tmp', 'root', 'home', MARKER_FILE]);
@@ -86,24 +87,26 @@ export class BwrapSandbox implements Sandbox {
   readonly workDir: string;
   readonly rootOnHost: string;
   readonly baseline: SandboxBaseline;
+  readonly systemPackages: readonly SystemPackage[];
   private readonly rootEntries: RootEntry[];
   private readonly hostFiles: string[];
-  private readonly cacheDir = sandboxCacheDir();
   /**
    * As root, bwrap runs privileged (it must read root filesystems under root's home) and the program is
    * switched to SANDBOX_UID inside, after the mounts are made.
    */
-  private readonly dropToUid = process.getuid?.() === 0 ? SANDBOX_UID : undefined;
+  private readonly dropToUid = sandboxUid();
 
   constructor(
     readonly language: EcosystemId,
     readonly hostWorkDir: string,
     env: Environment,
+    private readonly caches: CacheLayers,
     private readonly limits: SandboxLimits = DEFAULT_LIMITS,
   ) {
     this.workDir = path.resolve(hostWorkDir);
     this.rootOnHost = env.dir;
     this.baseline = baselineOf(env.marker);
+    this.systemPackages = systemPackagesOf(env.marker);
     this.rootEntries = rootEntriesOf(env.dir);
     const top = this.workDir.split('/')[1] ?? '';
     if (this.rootEntries.some((e) => e.name === top) || this.workDir === '/') {
@@ -117,12 +120,21 @@ export class BwrapSandbox implements Sandbox {
 
   async exec(req: ExecRequest): Promise<ExecResult> {
     await prepareWritableDirs(this.workDir, this.dropToUid);
+    const cache = await this.caches.enter();
+    try {
+      return await this.run(req, cache.dir);
+    } finally {
+      await cache.leave(req.network);
+    }
+  }
+
+  private async run(req: ExecRequest, cacheDir: string): Promise<ExecResult> {
     const argv = bwrapArgv({
       rootfs: this.rootOnHost,
       rootEntries: this.rootEntries,
       hostFiles: this.hostFiles,
       workDir: this.workDir,
-      cacheDir: this.cacheDir,
+      cacheDir,
       cwd: req.cwd,
       network: req.network,
       env: isolatedEnvironment(this.workDir, req.env),
@@ -132,18 +144,19 @@ export class BwrapSandbox implements Sandbox {
       cores: os.availableParallelism(),
       dropToUid: this.dropToUid,
     });
-    return runProcess(argv, {
+    const result = await runProcess(argv, {
       env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
       timeoutMs: req.timeoutMs,
       maxOutputBytes: req.maxOutputBytes,
     });
+    return { ...result, isolation: { networkOff: !req.network, filesystemConfined: true, ownProcessTree: true } };
   }
 
   toHost(insidePath: string): string | null {
     const p = path.posix.normalize(insidePath);
     const under = (dir: string) => p === dir || p.startsWith(`${dir}/`);
     if (under(this.workDir)) return p;
-    if (under(CACHE_INSIDE)) return path.join(this.cacheDir, path.posix.relative(CACHE_INSIDE, p));
+    if (under(CACHE_INSIDE)) return this.caches.toHost(path.posix.relative(CACHE_INSIDE, p));
     if (this.hostFiles.includes(p)) return p;
     if (['/tmp', '/proc', '/dev'].some(under)) return null;
     const top = p.split('/')[1] ?? '';
@@ -151,5 +164,7 @@ export class BwrapSandbox implements Sandbox {
     return path.join(this.rootOnHost, p);
   }
 
-  async dispose(): Promise<void> {}
+  async dispose(): Promise<void> {
+    await this.caches.dispose();
+  }
 }

@@ -7,12 +7,13 @@ import type { EcosystemId } from '../core/types.js';
 import { CA_BUNDLE, CACHE_INSIDE, isolatedEnvironment, prepareWritableDirs, SANDBOX_UID, sandboxCacheDir } from './environment.js';
 import type { ProgramRun, SandboxLimits } from './limits.js';
 import { baselineQueries, debianPackages, DEBIAN_SUITE, DPKG_QUERY_ARGV, parseDpkgQuery } from './recipes.js';
-import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline } from './types.js';
+import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline, SystemPackage } from './types.js';
 
 export type ContainerEngine = 'docker' | 'podman';
 
 /** Base images: Debian (the same system as the bwrap root filesystems) or Ubuntu 22.04, as in the paper. */
-export type ImageBase = 'debian' | 'ubuntu';
+export const IMAGE_BASES = ['debian', 'ubuntu'] as const;
+export type ImageBase = (typeof IMAGE_BASES)[number];
 const BASE_IMAGES: Record<ImageBase, string> = {
   debian: `debian:${DEBIAN_SUITE}-slim`,
   ubuntu: 'ubuntu:22.04',
@@ -112,6 +113,7 @@ export class ContainerSandbox implements Sandbox {
   /** The container's file system is not reachable from the host; only the work directory maps back. */
   readonly rootOnHost = '';
   baseline?: SandboxBaseline;
+  readonly systemPackages: SystemPackage[] = [];
   private readonly cacheDir = sandboxCacheDir();
 
   constructor(
@@ -156,7 +158,7 @@ export class ContainerSandbox implements Sandbox {
     const result = await runProcess(argv, { env: HOST_PATH(), timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes });
     // Killing the client does not stop the container: remove it, whatever happened.
     await runProcess([this.backend, 'rm', '--force', name], { env: HOST_PATH(), timeoutMs: 30_000 });
-    return result;
+    return { ...result, isolation: { networkOff: !req.network, filesystemConfined: true, ownProcessTree: true } };
   }
 
   toHost(insidePath: string): string | null {

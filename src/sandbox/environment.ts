@@ -50,26 +50,19 @@ export function isolatedEnvironment(workDir: string, extra: Record<string, strin
  */
 export const SANDBOX_UID = 65534;
 
+/** The uid sandboxed programs run as: SANDBOX_UID when envproof is root, otherwise envproof's own (undefined). */
+export function sandboxUid(): number | undefined {
+  return process.getuid?.() === 0 ? SANDBOX_UID : undefined;
+}
+
 /**
- * Makes the work directory (with whatever envproof put there since the last run) belong to the sandbox's user,
- * and creates the shared caches. Only the caches' subdirectories are handed over: the top stays root's, so a
- * program cannot swap a cache directory for a symlink; and symlinks a program left are never followed.
+ * Makes the work directory (with whatever envproof put there since the last run) belong to the sandbox's user.
+ * Symlinks a program left are never followed.
  */
 export async function prepareWritableDirs(workDir: string, uid: number | undefined): Promise<void> {
   await mkdir(path.join(workDir, 'home'), { recursive: true });
-  const top = sandboxCacheDir();
-  const cacheDirs = ['pip', 'npm', 'm2'].map((sub) => path.join(top, sub));
-  for (const d of cacheDirs) await mkdir(d, { recursive: true });
   if (uid === undefined) return;
-  const owner = `${uid}:${uid}`;
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  const steps = [
-    ['chown', '--recursive', '-P', '--no-dereference', owner, workDir],
-    ['chown', '--no-dereference', '0:0', top],
-    ['chown', '--no-dereference', owner, ...cacheDirs],
-  ];
-  for (const argv of steps) {
-    const r = await runProcess(argv, { env, timeoutMs: 120_000 });
-    if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${argv.at(-1)} to the sandbox user`, undefined, r.stderr);
-  }
+  const argv = ['chown', '--recursive', '-P', '--no-dereference', `${uid}:${uid}`, workDir];
+  const r = await runProcess(argv, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 120_000 });
+  if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${workDir} to the sandbox user`, undefined, r.stderr);
 }

@@ -4,10 +4,8 @@ import path from 'node:path';
 import { cacheRoot, packageCacheEnv } from '../core/cache.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
-import type { ExecRequest, ExecResult, Sandbox } from './types.js';
-
-export const HOST_WARNING =
-  'sandbox "host": the program ran directly on this machine with a cleaned environment; its file system and network were not isolated.';
+import { commandPath } from './rootfs.js';
+import type { ExecIsolation, ExecRequest, ExecResult, Sandbox } from './types.js';
 
 /** Only these variables reach programs; credentials and the user's settings never do. */
 export function cleanEnvironment(home: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -22,45 +20,104 @@ export function cleanEnvironment(home: string, extra: Record<string, string> = {
   };
 }
 
-let treePrefix: string[] | undefined;
+/** What the host backend can do on this machine, probed once. */
+export interface HostNamespaces {
+  /** Prefix that gives a program its own pid namespace (empty where not permitted). */
+  processTree: string[];
+  /** Prefix that also gives it its own network namespace with loopback up, or null where not permitted. */
+  network: string[] | null;
+  /** Why there is no network namespace (when `network` is null). */
+  networkProblem?: string;
+}
+
+let probed: HostNamespaces | undefined;
+
+function works(argv: readonly string[]): { ok: boolean; detail: string } {
+  const r = spawnSync(argv[0]!, argv.slice(1), { timeout: 10_000, encoding: 'utf8' });
+  return { ok: r.status === 0, detail: (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0] ?? '' };
+}
 
 /**
- * A command prefix that runs the program in its own pid namespace, so that every process it starts, even one
- * that left its process group (setsid, daemons), dies when it ends or is killed; empty where not permitted.
+ * Namespaces the host backend can use: its own pid namespace, so that every process a program starts, even
+ * one that left its process group, dies with it; and, for runs without network, its own network namespace
+ * (only loopback, brought up so local servers work). As root plain `unshare`; otherwise inside a user
+ * namespace where the kernel permits one (the program then runs as root of that namespace).
  */
-export function processTreePrefix(): string[] {
-  if (treePrefix === undefined) {
-    const prefix = ['unshare', '--pid', '--fork', '--kill-child'];
-    const probe = spawnSync(prefix[0]!, [...prefix.slice(1), 'true'], { timeout: 10_000 });
-    treePrefix = probe.status === 0 ? [...prefix, '--'] : [];
+export function hostNamespaces(): HostNamespaces {
+  if (probed) return probed;
+  const tree = ['unshare', '--pid', '--fork', '--kill-child'];
+  const processTree = works([...tree, 'true']).ok ? [...tree, '--'] : [];
+  const ip = commandPath('ip');
+  if (!ip) {
+    probed = { processTree, network: null, networkProblem: '`ip` (iproute2) is not installed, so loopback could not be brought up in a network namespace' };
+    return probed;
   }
-  return treePrefix;
+  const loopbackUp = ['sh', '-c', `${ip} link set lo up && exec "$@"`, 'envproof-netns'];
+  const candidates = process.getuid?.() === 0 ? [['unshare', '--net', ...tree.slice(1)]] : [['unshare', '--user', '--map-root-user', '--net', ...tree.slice(1)]];
+  let problem = '';
+  for (const c of candidates) {
+    const prefix = [...c, '--', ...loopbackUp];
+    const probe = works([...prefix, 'true']);
+    if (probe.ok) {
+      probed = { processTree, network: prefix };
+      return probed;
+    }
+    problem = probe.detail;
+  }
+  probed = { processTree, network: null, networkProblem: `new network namespaces are not permitted here (${problem})` };
+  return probed;
+}
+
+/** The pid-namespace prefix alone (empty where not permitted). */
+export function processTreePrefix(): string[] {
+  return hostNamespaces().processTree;
+}
+
+/** The sentence reports carry for the host backend, saying exactly what it isolated here. */
+export function hostWarning(ns: HostNamespaces = hostNamespaces()): string {
+  const network = ns.network
+    ? 'the traced run had its own network namespace (loopback only), installs used the network'
+    : `its network was not isolated either: ${ns.networkProblem}`;
+  return `sandbox "host": the program ran directly on this machine with a cleaned environment; its file system was not isolated; ${network}.`;
 }
 
 /** The weakest backend: a temporary directory and a cleaned environment on the host. */
 export class HostSandbox implements Sandbox {
   readonly backend = 'host' as const;
-  readonly isolationWarning = HOST_WARNING;
   readonly rootOnHost = '/';
+  readonly systemPackages = [];
   readonly workDir: string;
+  readonly isolationWarning: string;
 
   constructor(
     readonly language: EcosystemId,
     readonly hostWorkDir: string,
+    /** Said before the sentence of what was isolated (e.g. why `auto` fell back to host). */
+    preface?: string,
   ) {
     this.workDir = hostWorkDir;
+    this.isolationWarning = [preface, hostWarning()].filter(Boolean).join(' ');
   }
 
   async exec(req: ExecRequest): Promise<ExecResult> {
     const home = path.join(this.hostWorkDir, 'home');
     await mkdir(home, { recursive: true });
     await mkdir(path.join(this.hostWorkDir, 'tmp'), { recursive: true });
-    return runProcess([...processTreePrefix(), ...req.argv], {
+    const ns = hostNamespaces();
+    const cutNetwork = !req.network && ns.network !== null;
+    const isolation: ExecIsolation = {
+      networkOff: cutNetwork,
+      filesystemConfined: false,
+      ownProcessTree: cutNetwork || ns.processTree.length > 0,
+      ...(!req.network && !cutNetwork ? { shortfall: `the network stayed on: ${ns.networkProblem}` } : {}),
+    };
+    const result = await runProcess([...(cutNetwork ? ns.network! : ns.processTree), ...req.argv], {
       cwd: req.cwd,
       env: cleanEnvironment(home, req.env),
       timeoutMs: req.timeoutMs,
       maxOutputBytes: req.maxOutputBytes,
     });
+    return { ...result, isolation };
   }
 
   toHost(insidePath: string): string {

@@ -3,13 +3,13 @@ import { mkdir, readFile, rename, rm, statfs, writeFile } from 'node:fs/promises
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { cacheRoot } from '../core/cache.js';
-import { EnvproofError } from '../core/errors.js';
-import { runProcess, tail } from '../core/process.js';
+import { EnvproofError, UsageError } from '../core/errors.js';
+import { runProcess, tail, type ProcessResult } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { withDirLock } from './lock.js';
 import { hostDebianMirror } from './mirror.js';
 import { baselineQueries, debianPackages, DEBIAN_SUITE, DPKG_QUERY_ARGV, parseDpkgQuery } from './recipes.js';
-import type { SandboxBaseline } from './types.js';
+import type { SandboxBaseline, SystemPackage } from './types.js';
 
 /** Written last into a finished root filesystem; a directory without it is a broken build and is rebuilt. */
 export const MARKER_FILE = '.envproof-env.json';
@@ -24,6 +24,10 @@ export interface EnvMarker {
   mirror: string;
   /** The recipe's package list when it was built; a different recipe means a rebuild. */
   requested: string[];
+  /** A derived environment: the Debian packages added to the language's own (--system-packages). */
+  systemPackages?: string[];
+  /** A derived environment: when the language's environment it was copied from was built; a rebuilt parent means a rebuild. */
+  parentBuiltAt?: string;
   builtAt: string;
   buildSeconds: number;
   /** Debian package name → version (`dpkg-query -W`). */
@@ -44,32 +48,59 @@ export function rootfsRoot(): string {
   return path.join(cacheRoot(), 'rootfs');
 }
 
-export function rootfsDir(language: EcosystemId): string {
-  return path.join(rootfsRoot(), language);
+/**
+ * Directory name of an environment: the language, or for a derived one (extra Debian packages) the language
+ * and a hash of the package list, e.g. `cpp+3f2a9c01d4`.
+ */
+export function environmentName(language: EcosystemId, systemPackages: readonly string[] = []): string {
+  if (systemPackages.length === 0) return language;
+  return `${language}+${createHash('sha256').update(systemPackages.join(' ')).digest('hex').slice(0, 10)}`;
+}
+
+export function rootfsDir(language: EcosystemId, systemPackages: readonly string[] = []): string {
+  return path.join(rootfsRoot(), environmentName(language, systemPackages));
 }
 
 export type EnvironmentStatus = 'ready' | 'missing' | 'unfinished' | 'outdated';
 
-/** What is on disk for `language`: ready, missing, unfinished (no valid marker) or built from another recipe. */
-export async function inspectEnvironment(language: EcosystemId): Promise<{ status: EnvironmentStatus; marker?: EnvMarker }> {
-  const dir = rootfsDir(language);
-  if (!existsSync(dir)) return { status: 'missing' };
+async function readMarker(dir: string): Promise<EnvMarker | null> {
   const text = await readFile(path.join(dir, MARKER_FILE), 'utf8').catch(() => null);
-  let marker: EnvMarker;
   try {
-    marker = JSON.parse(text ?? '') as EnvMarker;
+    return JSON.parse(text ?? '') as EnvMarker;
   } catch {
-    return { status: 'unfinished' };
+    return null;
   }
-  const current = debianPackages(language).join(' ');
-  const sameRecipe = marker.format === MARKER_FORMAT && marker.language === language && marker.requested.join(' ') === current;
-  return { status: sameRecipe ? 'ready' : 'outdated', marker };
 }
 
-/** The finished environment for `language`, or null when it is missing, unfinished or built from another recipe. */
-export async function readEnvironment(language: EcosystemId): Promise<Environment | null> {
-  const { status, marker } = await inspectEnvironment(language);
-  return status === 'ready' && marker ? { language, dir: rootfsDir(language), marker } : null;
+/**
+ * What is on disk for `language` (plus `systemPackages`, sorted): ready, missing, unfinished (no valid marker)
+ * or outdated (built from another recipe, or derived from an environment that has been rebuilt since).
+ */
+export async function inspectEnvironment(
+  language: EcosystemId,
+  systemPackages: readonly string[] = [],
+): Promise<{ status: EnvironmentStatus; marker?: EnvMarker }> {
+  const dir = rootfsDir(language, systemPackages);
+  if (!existsSync(dir)) return { status: 'missing' };
+  const marker = await readMarker(dir);
+  if (!marker) return { status: 'unfinished' };
+  const sameRecipe =
+    marker.format === MARKER_FORMAT &&
+    marker.language === language &&
+    marker.requested.join(' ') === debianPackages(language).join(' ') &&
+    (marker.systemPackages ?? []).join(' ') === systemPackages.join(' ');
+  if (!sameRecipe) return { status: 'outdated', marker };
+  if (systemPackages.length > 0) {
+    const parent = await inspectEnvironment(language);
+    if (parent.status !== 'ready' || parent.marker?.builtAt !== marker.parentBuiltAt) return { status: 'outdated', marker };
+  }
+  return { status: 'ready', marker };
+}
+
+/** The finished environment, or null when it is missing, unfinished or outdated. */
+export async function readEnvironment(language: EcosystemId, systemPackages: readonly string[] = []): Promise<Environment | null> {
+  const { status, marker } = await inspectEnvironment(language, systemPackages);
+  return status === 'ready' && marker ? { language, dir: rootfsDir(language, systemPackages), marker } : null;
 }
 
 export function baselineOf(marker: EnvMarker): SandboxBaseline {
@@ -79,63 +110,98 @@ export function baselineOf(marker: EnvMarker): SandboxBaseline {
   };
 }
 
-/** The environment for `language`, built first when it is missing or broken (or always, with `force`). */
+/**
+ * Debian package names as Debian policy allows them (lower case, digits, `+`, `-`, `.`; at least two characters);
+ * anything else is refused before it reaches a shell or apt.
+ */
+const DEBIAN_PACKAGE_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
+
+/** The `--system-packages` list checked, sorted and without duplicates; a clear error for a name Debian cannot have. */
+export function normaliseSystemPackages(names: readonly string[]): string[] {
+  const bad = names.filter((n) => !DEBIAN_PACKAGE_NAME.test(n));
+  if (bad.length > 0) {
+    throw new UsageError(`not a Debian package name: ${bad.map((n) => JSON.stringify(n)).join(', ')}`, 'give Debian package names, comma-separated, e.g. --system-packages libbrotli-dev,libfmt-dev');
+  }
+  return [...new Set(names)].sort();
+}
+
+/** The packages a derived environment added, with their installed versions. */
+export function systemPackagesOf(marker: EnvMarker): SystemPackage[] {
+  return (marker.systemPackages ?? []).map((name) => ({ name, version: marker.debian[name] ?? '' }));
+}
+
+/**
+ * The environment for `language`, built first when it is missing or broken (or always, with `force`). With
+ * `systemPackages`, the derived environment: the language's own (built first if needed) plus those Debian
+ * packages, built once and cached under its own name.
+ */
 export async function ensureEnvironment(
   language: EcosystemId,
-  opts: { force?: boolean; progress?: Progress } = {},
+  opts: { force?: boolean; progress?: Progress; systemPackages?: readonly string[] } = {},
 ): Promise<Environment> {
   const progress = opts.progress ?? (() => {});
+  const extra = normaliseSystemPackages(opts.systemPackages ?? []);
   if (!opts.force) {
-    const ready = await readEnvironment(language);
+    const ready = await readEnvironment(language, extra);
     if (ready) return ready;
   }
+  const parent = extra.length > 0 ? await ensureEnvironment(language, { progress }) : undefined;
+  const name = environmentName(language, extra);
   await mkdir(rootfsRoot(), { recursive: true });
-  const lock = path.join(rootfsRoot(), `.${language}.lock`);
+  const lock = path.join(rootfsRoot(), `.${name}.lock`);
   return withDirLock(
     lock,
-    (pid) => progress(`waiting for another envproof process (pid ${pid}) building the ${language} environment`),
+    (pid) => progress(`waiting for another envproof process (pid ${pid}) building the ${name} environment`),
     async () => {
       // Another process may have finished the build while we waited.
-      const ready = opts.force ? null : await readEnvironment(language);
-      return ready ?? buildEnvironment(language, opts.force ?? false, progress);
+      const ready = opts.force ? null : await readEnvironment(language, extra);
+      return ready ?? buildEnvironment(language, extra, parent, opts.force ?? false, progress);
     },
   );
 }
 
-/** Builds into a temporary directory, writes the marker last, then renames into place. */
-async function buildEnvironment(language: EcosystemId, force: boolean, progress: Progress): Promise<Environment> {
+/**
+ * Builds into a temporary directory, writes the marker last, then renames into place. A language's own
+ * environment starts from the base system; a derived one from a copy of the language's environment.
+ */
+async function buildEnvironment(
+  language: EcosystemId,
+  extra: readonly string[],
+  parent: Environment | undefined,
+  force: boolean,
+  progress: Progress,
+): Promise<Environment> {
   await checkCanBuild();
   const root = rootfsRoot();
-  const finalDir = rootfsDir(language);
-  const buildDir = path.join(root, `.${language}.building`);
+  const name = environmentName(language, extra);
+  const finalDir = rootfsDir(language, extra);
+  const buildDir = path.join(root, `.${name}.building`);
   const started = performance.now();
   await removeTree(buildDir);
   if (existsSync(finalDir) && !existsSync(path.join(finalDir, MARKER_FILE))) {
-    progress(`${language}: the existing environment is unfinished (no ${MARKER_FILE}); rebuilding it`);
+    progress(`${name}: the existing environment is unfinished (no ${MARKER_FILE}); rebuilding it`);
   }
-  const mirror = await hostDebianMirror(DEBIAN_SUITE);
+  const mirror = parent?.marker.mirror ?? (await hostDebianMirror(DEBIAN_SUITE));
   const packages = debianPackages(language);
 
-  const base = await ensureBaseArchive(mirror, force, progress);
-  progress(`${language}: unpacking the ${DEBIAN_SUITE} base system`);
-  await mkdir(buildDir);
-  await step('unpacking the base system', ['tar', '-xpf', base, '-C', buildDir], 10 * 60_000);
+  if (parent) {
+    progress(`${name}: copying the ${language} environment`);
+    await step('copying the environment', ['cp', '-a', '--reflink=auto', parent.dir, buildDir], 10 * 60_000);
+    await rm(path.join(buildDir, MARKER_FILE));
+  } else {
+    const base = await ensureBaseArchive(mirror, force, progress);
+    progress(`${language}: unpacking the ${DEBIAN_SUITE} base system`);
+    await mkdir(buildDir);
+    await step('unpacking the base system', ['tar', '-xpf', base, '-C', buildDir], 10 * 60_000);
+  }
 
-  progress(`${language}: installing ${packages.join(', ')}`);
-  // apt needs writable /tmp for its _apt user; lists and downloaded .debs are dropped to keep the cache small.
-  // dpkg's fsync per file is skipped (unsafe-io): an interrupted build is thrown away anyway, and the tree is
-  // synced once before the marker is written.
-  const install = [
-    'apt-get update -qq',
-    `apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io ${packages.join(' ')}`,
-    'apt-get clean',
-    'rm -rf /var/lib/apt/lists/*',
-  ].join(' && ');
-  await step('apt-get install', inRootfs(buildDir, ['sh', '-c', install], { writable: true, network: true }), 30 * 60_000);
+  const toInstall = parent ? extra : packages;
+  progress(`${name}: installing ${toInstall.join(', ')}`);
+  await aptInstall(buildDir, toInstall, parent !== undefined);
   // Mount points for the host's DNS configuration, bound read-only at run time.
   for (const f of ['etc/resolv.conf', 'etc/hosts']) await writeFile(path.join(buildDir, f), '', { flag: 'a' });
 
-  progress(`${language}: recording the baseline (Debian packages and the package manager's own list)`);
+  progress(`${name}: recording the baseline (Debian packages and the package manager's own list)`);
   const debian = parseDpkgQuery(await step('dpkg-query', inRootfs(buildDir, DPKG_QUERY_ARGV), 60_000));
   const managed: Record<string, Record<string, string>> = {};
   for (const q of baselineQueries(language)) {
@@ -147,6 +213,7 @@ async function buildEnvironment(language: EcosystemId, force: boolean, progress:
     suite: DEBIAN_SUITE,
     mirror,
     requested: packages,
+    ...(parent ? { systemPackages: [...extra], parentBuiltAt: parent.marker.builtAt } : {}),
     builtAt: new Date().toISOString(),
     buildSeconds: Math.round((performance.now() - started) / 100) / 10,
     debian,
@@ -155,13 +222,43 @@ async function buildEnvironment(language: EcosystemId, force: boolean, progress:
   await step('sync', ['sync', '--file-system', buildDir], 10 * 60_000);
   await writeFile(path.join(buildDir, MARKER_FILE), `${JSON.stringify(marker, null, 1)}\n`);
 
-  const oldDir = path.join(root, `.${language}.old`);
+  const oldDir = path.join(root, `.${name}.old`);
   await removeTree(oldDir);
   if (existsSync(finalDir)) await rename(finalDir, oldDir);
   await rename(buildDir, finalDir);
   await removeTree(oldDir);
-  progress(`${language}: environment ready in ${marker.buildSeconds} s (${Object.keys(debian).length} Debian packages)`);
+  progress(`${name}: environment ready in ${marker.buildSeconds} s (${Object.keys(debian).length} Debian packages)`);
   return { language, dir: finalDir, marker };
+}
+
+/**
+ * apt-get install inside a tree under construction. apt needs writable /tmp for its _apt user; lists and
+ * downloaded .debs are dropped to keep the cache small. dpkg's fsync per file is skipped (unsafe-io): an
+ * interrupted build is thrown away anyway, and the tree is synced once before the marker is written. A
+ * policy-rc.d refuses to start services (a server package's postinst would try to), as in any chroot build.
+ * A name apt does not know is the user's error (`userNamed`: the names came from --system-packages).
+ */
+async function aptInstall(buildDir: string, packages: readonly string[], userNamed: boolean): Promise<void> {
+  const policy = path.join(buildDir, 'usr/sbin/policy-rc.d');
+  await writeFile(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+  const install = [
+    'apt-get update -qq',
+    `apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io ${packages.join(' ')}`,
+    'apt-get clean',
+    'rm -rf /var/lib/apt/lists/*',
+  ].join(' && ');
+  const r = await runProcess(inRootfs(buildDir, ['sh', '-c', install], { writable: true, network: true }), { env: hostPath(), timeoutMs: 30 * 60_000 });
+  await rm(policy, { force: true });
+  const output = `${r.stdout}\n${r.stderr}`;
+  const unknown = [...output.matchAll(/Unable to locate package (\S+)|Package '?([^' ]+)'? has no installation candidate/g)].map((m) => m[1] ?? m[2]);
+  if (r.exitCode !== 0 && userNamed && unknown.length > 0) {
+    throw new UsageError(
+      `Debian ${DEBIAN_SUITE} has no installable package ${unknown.join(', ')} (--system-packages)`,
+      'check the name with `apt-cache search <word>` or on packages.debian.org',
+      tail(output, 30),
+    );
+  }
+  failedStep('apt-get install', r);
 }
 
 /** The build command for a user who is not root; root's cache directory would be elsewhere, so it is passed on. */
@@ -222,11 +319,15 @@ async function checkCanBuild(): Promise<void> {
 
 const gib = (bytes: number) => (bytes / 1024 ** 3).toFixed(1);
 
+/** Where `name` is on the PATH (or in /usr/sbin, /sbin, which a non-root PATH may lack), or null. */
+export function commandPath(name: string): string | null {
+  const dirs = (process.env.PATH ?? '/usr/bin:/bin').split(':').concat(['/usr/sbin', '/sbin']);
+  const dir = dirs.find((d) => d !== '' && existsSync(path.join(d, name)));
+  return dir === undefined ? null : path.join(dir, name);
+}
+
 export function commandExists(name: string): boolean {
-  return (process.env.PATH ?? '/usr/bin:/bin')
-    .split(':')
-    .concat(['/usr/sbin', '/sbin'])
-    .some((d) => d !== '' && existsSync(path.join(d, name)));
+  return commandPath(name) !== null;
 }
 
 /** argv that runs a command as root inside a root filesystem under construction (a chroot with /proc and /dev). */
@@ -268,8 +369,16 @@ function inRootfs(dir: string, argv: readonly string[], opts: { writable?: boole
   ];
 }
 
+const hostPath = () => ({ PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' });
+
 async function step(what: string, argv: string[], timeoutMs: number): Promise<string> {
-  const r = await runProcess(argv, { env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' }, timeoutMs });
+  const r = await runProcess(argv, { env: hostPath(), timeoutMs });
+  failedStep(what, r);
+  return r.stdout;
+}
+
+/** Throws the build error for a step that did not exit with 0. */
+function failedStep(what: string, r: ProcessResult): void {
   if (r.exitCode !== 0) {
     const why = r.timedOut ? 'timed out' : r.spawnError ?? `exited with ${r.exitCode ?? r.signal}`;
     throw new EnvproofError(
@@ -278,7 +387,6 @@ async function step(what: string, argv: string[], timeoutMs: number): Promise<st
       tail(`${r.stdout}\n${r.stderr}`, 30),
     );
   }
-  return r.stdout;
 }
 
 /**

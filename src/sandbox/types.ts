@@ -10,6 +10,11 @@ export interface SandboxBaseline {
   packages: Record<string, string[]>;
 }
 
+export interface SystemPackage {
+  name: string;
+  version: string;
+}
+
 export interface ExecRequest {
   argv: string[];
   /** Working directory as the program sees it. */
@@ -22,7 +27,21 @@ export interface ExecRequest {
   maxOutputBytes?: number;
 }
 
+/** What isolation one program run really had, which may be less than it asked for (the host backend). */
+export interface ExecIsolation {
+  /** No network but loopback. */
+  networkOff: boolean;
+  /** Writes confined to the work directory, the package-cache layer and a private /tmp. */
+  filesystemConfined: boolean;
+  /** Own pid namespace: nothing the program started outlives it. */
+  ownProcessTree: boolean;
+  /** Where something asked for was not given: why (e.g. "new network namespaces are not permitted here"). */
+  shortfall?: string;
+}
+
 export interface ExecResult {
+  /** What the run was really given; absent means nothing is known to have been isolated. */
+  isolation?: ExecIsolation;
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
@@ -53,5 +72,10 @@ export interface Sandbox {
   readonly rootOnHost: string;
   /** The environment's own contents, when the backend knows them (bwrap, docker, podman). */
   readonly baseline?: SandboxBaseline;
+  /**
+   * Debian packages added to the language's clean environment at the user's request (SandboxOptions.systemPackages),
+   * with the versions installed; empty for the clean environment.
+   */
+  readonly systemPackages: readonly SystemPackage[];
   dispose(): Promise<void>;
 }

@@ -20,7 +20,7 @@ import type { AuditReport } from '../audit/report.js';
 import { NoEntryPointError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import { shellQuote } from '../core/shell.js';
-import { defaultBackend, type BackendChoice } from '../sandbox/index.js';
+import { resolveBackend, type BackendChoice } from '../sandbox/index.js';
 import { markedProcesses } from '../trace/reap.js';
 import { POSTGRES, postgresStart } from './postgres.js';
 import { STARTED_LINE, type ClientRequest, type ClientResult, type StartupOutcome } from './contract/client-types.js';
@@ -29,6 +29,17 @@ import { readOpenApiDocument } from './contract/openapi-document.js';
 import type { Database } from './types.js';
 
 const MARKER_VARIABLE = 'ENVPROOF_SERVE_RUN';
+
+/**
+ * Debian packages added to the language's clean environment for servers: Debian's PostgreSQL server (started
+ * per run when the task asks for it), and what native extensions of common server packages compile with
+ * (sqlite3 and bcrypt for Node through node-gyp; psycopg2 from source for Python). One derived environment per
+ * language, built once and cached.
+ */
+export const BACKEND_SYSTEM_PACKAGES: Record<'python' | 'javascript', readonly string[]> = {
+  python: ['gcc', 'libc6-dev', 'libpq-dev', 'postgresql', 'python3-dev'],
+  javascript: ['g++', 'libnode-dev', 'make', 'postgresql', 'python3'],
+};
 const SERVER_LOG_BYTES = 64 * 1024;
 
 export interface ServeOptions {
@@ -168,7 +179,7 @@ export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
   if (!opts.start && !existsSync(path.join(opts.dir, 'run.sh'))) {
     throw new NoEntryPointError(`no run.sh in ${opts.dir}`, 'the server must come with a run.sh that starts it in the foreground');
   }
-  const isolated = (opts.sandbox === 'auto' ? defaultBackend() : opts.sandbox) !== 'host';
+  const isolated = resolveBackend(opts.sandbox).backend !== 'host';
   const ports = { server: isolated ? opts.port : await freePort(), ...(opts.database === 'postgresql' ? { postgres: isolated ? POSTGRES.port : await freePort() } : {}) };
   const marker = randomUUID();
   const env: Record<string, string> = { PORT: String(ports.server) };
@@ -186,6 +197,8 @@ export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
       timeoutSec: opts.timeoutSec,
       keep: false,
       sandbox: opts.sandbox,
+      // The host backend cannot add packages: there PostgreSQL and the compilers are the host's own.
+      ...(isolated ? { environment: { systemPackages: [...BACKEND_SYSTEM_PACKAGES[opts.language]] } } : {}),
       outputTailBytes: SERVER_LOG_BYTES,
       progress: opts.progress,
       whileRunning: async ({ ended }) => {

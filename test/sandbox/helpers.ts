@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli } from '../helpers/cli.js';
 
@@ -42,4 +43,20 @@ export function treeFingerprint(dir: string): string {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
+}
+
+/**
+ * A PATH on which the named programs do not exist: a directory of symlinks to everything else of /usr/bin
+ * and /usr/sbin (this machine is usr-merged, so /bin and /sbin are the same directories). Used to run envproof
+ * as on a machine without, say, bubblewrap.
+ */
+export function pathWithout(programs: readonly string[], parent: string): string {
+  const dir = mkdtempSync(path.join(parent, 'path-'));
+  for (const bin of ['/usr/local/bin', '/usr/bin', '/usr/sbin']) {
+    for (const name of readdirSync(bin)) {
+      if (programs.includes(name) || existsSync(path.join(dir, name))) continue;
+      symlinkSync(path.join(bin, name), path.join(dir, name));
+    }
+  }
+  return dir;
 }
