@@ -1,7 +1,7 @@
 /**
- * The Express + Sequelize reference server, evaluated end to end on SQLite and on PostgreSQL. It runs on the
- * host backend: sqlite3 is a native addon that needs a compiler, which the bwrap JavaScript environment does not
- * have until it is derived with build tools (docs/backend.md). The SQLite install compiles sqlite3 (minutes).
+ * The Express + Sequelize reference server, evaluated end to end on SQLite and on PostgreSQL in the bwrap
+ * sandbox. sqlite3 is a native addon without a reachable prebuilt binary: the install compiles it (minutes), with
+ * the compilers of the backend environment (docs/backend.md).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ function evaluate(database: Database): Promise<Evaluation> {
     dir: referenceServer('express-sequelize', database),
     language: 'javascript',
     constraints: { architecture: 'clean', database, orm: 'sequelize' },
-    sandbox: 'host',
+    sandbox: 'bwrap',
     port: 3000,
     spec: SPEC,
     collection: COLLECTION,

@@ -1,7 +1,7 @@
 /**
  * The Flask + SQLAlchemy reference server and its variants, evaluated end to end: installed and started in the
- * bwrap sandbox (PostgreSQL: on the host backend until the sandboxes carry Debian's postgresql), envproof's
- * suite and the Postman collection over the server's own network namespace, the environment traced.
+ * bwrap sandbox (PostgreSQL: Debian's server, started per run in the sandbox's network namespace), envproof's
+ * suite and the Postman collection over that namespace's loopback, the environment traced.
  *
  * Expected scores are counted from the suite's listing (src/verify/contract/suite.ts), not taken from a run:
  * the suite has 40 requests and 107 assertions.
@@ -19,12 +19,12 @@ const TOTAL = 107;
 const POSTMAN_TOTAL = expectedPostmanTotal(JSON.parse(readFileSync(COLLECTION, 'utf8')));
 const L3_SQLITE: Constraints = { architecture: 'clean', database: 'sqlite', orm: 'sqlalchemy' };
 
-function evaluate(dir: string, opts: { constraints?: Constraints; collection?: boolean; sandbox?: 'bwrap' | 'host' } = {}): Promise<Evaluation> {
+function evaluate(dir: string, opts: { constraints?: Constraints; collection?: boolean } = {}): Promise<Evaluation> {
   return evaluateBackend({
     dir,
     language: 'python',
     constraints: opts.constraints ?? {},
-    sandbox: opts.sandbox ?? 'bwrap',
+    sandbox: 'bwrap',
     port: 8080,
     spec: SPEC,
     ...(opts.collection ? { collection: COLLECTION } : {}),
@@ -139,12 +139,13 @@ test('a server that never starts: A% 0, class startup-failure, its log kept', as
 
 test('the Flask reference server on PostgreSQL: Debian\'s server started for the run, both suites pass', async () => {
   const dir = referenceServer('flask-sqlalchemy', 'postgresql');
-  const e = await evaluate(dir, { constraints: { architecture: 'clean', database: 'postgresql', orm: 'sqlalchemy' }, collection: true, sandbox: 'host' });
+  const e = await evaluate(dir, { constraints: { architecture: 'clean', database: 'postgresql', orm: 'sqlalchemy' }, collection: true });
   assert.equal(e.startup.started, true, e.serverLog.slice(-3000));
   assert.deepEqual(failed(e), []);
   assert.equal(e.postman?.passed, POSTMAN_TOTAL);
   assert.equal(e.passed, true);
-  assert.match(e.serverLog, /envproof: PostgreSQL ready on localhost:\d+, database conduit/);
+  assert.match(e.serverLog, /envproof: PostgreSQL ready on localhost:5432, database conduit/);
+  assert.equal(e.environment?.sandbox.backend, 'bwrap');
   assert.ok(e.environment!.layers.traced.some((d) => d.name === 'psycopg2-binary'), 'the driver was loaded while serving');
 });
 
