@@ -19,6 +19,20 @@ function positive(name: string) {
   };
 }
 
+/** The options every evaluation command shares: contract, collection, sandbox, limits, output. */
+function addServingOptions(command: Command): Command {
+  return command
+    .requiredOption('--spec <openapi.yml>', 'the API contract (OpenAPI 3)')
+    .option('--collection <file>', 'a Postman v2.1 collection to run with Newman as well')
+    .addOption(new Option('--sandbox <backend>', 'where the server is installed and run').choices([...BACKEND_CHOICES]).default('auto'))
+    .option('--startup-timeout <seconds>', 'how long the health check is polled', positive('--startup-timeout'), 30)
+    .option('--timeout <seconds>', 'limit of each install step and of the serving run', positive('--timeout'), 900)
+    .option('--json', 'print the evaluation as JSON (docs/backend.md)')
+    .option('-q, --quiet', 'no progress lines');
+}
+
+const progressOf = (quiet?: boolean) => (quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m.split('\n')[0]}\n`));
+
 function detectLanguage(dir: string): 'python' | 'javascript' {
   if (existsSync(path.join(dir, 'package.json'))) return 'javascript';
   if (['requirements.txt', 'pyproject.toml'].some((f) => existsSync(path.join(dir, f)))) return 'python';
@@ -40,22 +54,16 @@ function renderText(e: Evaluation): string {
 }
 
 export function registerEvaluate(program: Command, setExitCode: SetExitCode): void {
-  program
+  const command = program
     .command('evaluate')
     .description('Evaluate a generated backend: install and start it in the sandbox, run the contract suite (and a Postman collection), check its structural constraints, trace its environment')
     .argument('<dir>', 'the server project (with run.sh)')
-    .requiredOption('--spec <openapi.yml>', 'the API contract (OpenAPI 3)')
-    .option('--collection <file>', 'a Postman v2.1 collection to run with Newman as well')
     .addOption(new Option('--language <language>', 'the server\'s runtime (default: from its manifest)').choices(['python', 'javascript']))
     .addOption(new Option('--architecture <pattern>', 'verify the layered architecture').choices(['clean']))
     .addOption(new Option('--database <engine>', 'the database the server must use (postgresql: envproof starts one)').choices([...DATABASES]))
     .addOption(new Option('--orm <orm>', 'verify the ORM').choices([...ORMS]))
-    .option('--port <n>', 'the port the server listens on (default 8080 Python, 3000 Node)', positive('--port'))
-    .addOption(new Option('--sandbox <backend>', 'where the server is installed and run').choices([...BACKEND_CHOICES]).default('auto'))
-    .option('--startup-timeout <seconds>', 'how long the health check is polled', positive('--startup-timeout'), 30)
-    .option('--timeout <seconds>', 'limit of each install step and of the serving run', positive('--timeout'), 900)
-    .option('--json', 'print the evaluation as JSON (docs/backend.md)')
-    .option('-q, --quiet', 'no progress lines')
+    .option('--port <n>', 'the port the server listens on (default 8080 Python, 3000 Node)', positive('--port'));
+  addServingOptions(command)
     .addHelpText('after', '\nExit codes: 0 the server passed (every assertion, every verifier), 1 it failed, 2 error.')
     .action(async (dir: string, o: Constraints & { spec: string; collection?: string; language?: 'python' | 'javascript'; port?: number; sandbox: BackendChoice; startupTimeout: number; timeout: number; json?: boolean; quiet?: boolean }) => {
       const { evaluateBackend } = await import('../verify/evaluate.js');
@@ -73,7 +81,7 @@ export function registerEvaluate(program: Command, setExitCode: SetExitCode): vo
         collection: o.collection,
         startupTimeoutSec: o.startupTimeout,
         timeoutSec: o.timeout,
-        progress: o.quiet ? () => {} : (m) => process.stderr.write(`envproof: ${m.split('\n')[0]}\n`),
+        progress: progressOf(o.quiet),
       });
       process.stdout.write(o.json ? `${JSON.stringify(evaluation, null, 2)}\n` : renderText(evaluation));
       setExitCode(evaluation.passed ? EXIT_CLEAN : EXIT_FINDINGS);
@@ -81,19 +89,13 @@ export function registerEvaluate(program: Command, setExitCode: SetExitCode): vo
 }
 
 export function registerEvaluateFeature(program: Command, setExitCode: SetExitCode): void {
-  program
+  const command = program
     .command('evaluate-feature')
     .description('Evaluate a feature-implementation task: pristine checkout, removal patch, the agent\'s patch, then the suites (no verifiers)')
     .argument('<task.json>', 'the task (docs/backend.md)')
-    .requiredOption('--spec <openapi.yml>', 'the API contract (OpenAPI 3)')
-    .option('--collection <file>', 'a Postman v2.1 collection to run with Newman as well')
     .option('--patch <file>', "the agent's patch (a unified diff against the stripped checkout)")
-    .option('--tree <dir>', "the agent's final tree, from which its patch is computed")
-    .addOption(new Option('--sandbox <backend>', 'where the server is installed and run').choices([...BACKEND_CHOICES]).default('auto'))
-    .option('--startup-timeout <seconds>', 'how long the health check is polled', positive('--startup-timeout'), 30)
-    .option('--timeout <seconds>', 'limit of each install step and of the serving run', positive('--timeout'), 900)
-    .option('--json', 'print the evaluation as JSON')
-    .option('-q, --quiet', 'no progress lines')
+    .option('--tree <dir>', "the agent's final tree, from which its patch is computed");
+  addServingOptions(command)
     .addHelpText('after', '\nWithout --patch or --tree the stripped checkout itself is evaluated (the baseline).\nExit codes: 0 passed, 1 failed, 2 error.')
     .action(async (file: string, o: { spec: string; collection?: string; patch?: string; tree?: string; sandbox: BackendChoice; startupTimeout: number; timeout: number; json?: boolean; quiet?: boolean }) => {
       if (o.patch && o.tree) throw new UsageError('give --patch or --tree, not both');
@@ -107,7 +109,7 @@ export function registerEvaluateFeature(program: Command, setExitCode: SetExitCo
         sandbox: o.sandbox,
         startupTimeoutSec: o.startupTimeout,
         timeoutSec: o.timeout,
-        progress: o.quiet ? () => {} : (m) => process.stderr.write(`envproof: ${m.split('\n')[0]}\n`),
+        progress: progressOf(o.quiet),
       });
       process.stdout.write(o.json ? `${JSON.stringify(evaluation, null, 2)}\n` : renderText(evaluation));
       setExitCode(evaluation.passed ? EXIT_CLEAN : EXIT_FINDINGS);

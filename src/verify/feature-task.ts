@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess, tail } from '../core/process.js';
-import type { BackendChoice } from '../sandbox/index.js';
 import { evaluateBackend, type Evaluation } from './evaluate.js';
+import type { ServingOptions } from './serve.js';
 import { DATABASES, type Database } from './types.js';
 
 export interface FeatureTask {
@@ -113,17 +113,8 @@ export async function agentPatch(task: FeatureTask, workspace: string): Promise<
   }
 }
 
-export interface FeatureEvaluationOptions {
-  spec: string;
-  collection?: string;
-  sandbox: BackendChoice;
-  startupTimeoutSec: number;
-  timeoutSec: number;
-  progress(message: string): void;
-}
-
 /** Pristine checkout, removal patch, the agent's patch (when given), then the behavioural suites. */
-export async function evaluateFeatureTask(task: FeatureTask, patch: string | undefined, opts: FeatureEvaluationOptions): Promise<Evaluation> {
+export async function evaluateFeatureTask(task: FeatureTask, patch: string | undefined, opts: ServingOptions): Promise<Evaluation> {
   const dir = await strippedCheckout(task);
   try {
     if (patch && patch.trim()) {

@@ -8,18 +8,11 @@ import { tail } from '../core/process.js';
 import type { AttemptFailure, ExecuteOutcome } from '../protocol/execute.js';
 import type { BackendEvaluationRecord } from '../store/types.js';
 import type { BackendTaskInfo } from '../tasks/backend.js';
-import type { BackendChoice } from '../sandbox/index.js';
 import { evaluateBackend, type Evaluation } from './evaluate.js';
+import type { ServingOptions } from './serve.js';
 import { COARSE_MEANING } from './taxonomy.js';
 
-export interface BackendExecuteOptions {
-  spec: string;
-  collection?: string;
-  sandbox: BackendChoice;
-  startupTimeoutSec: number;
-  timeoutSec: number;
-  progress(message: string): void;
-}
+export type BackendExecuteOptions = ServingOptions;
 
 const FAILED_SHOWN = 25;
 

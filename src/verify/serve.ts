@@ -62,6 +62,9 @@ export interface ServeOptions {
   progress(message: string): void;
 }
 
+/** How the suites are run, whatever the server: the contract, the collection, the sandbox, the limits. */
+export type ServingOptions = Pick<ServeOptions, 'spec' | 'collection' | 'sandbox' | 'startupTimeoutSec' | 'timeoutSec' | 'progress'>;
+
 export interface ServeResult {
   startup: StartupOutcome;
   contract?: ClientResult['contract'];

@@ -97,6 +97,19 @@ const UPDATED_BODY = 'With two hands';
 const BIO = 'I work at a dragon school';
 const COMMENT = 'Thank you so much!';
 
+/** Follow (or unfollow) the second user, then read the profile back. */
+function followSteps(follow: boolean): StepSpec[] {
+  const verb = follow ? 'follow' : 'unfollow';
+  const flag = follow ? 'following' : 'not-following';
+  const is = (j: any) => j.profile.following === follow;
+  const got = (j: any) => j.profile?.following;
+  const common = { needs: ['token'], auth: 'token', params: (c: SuiteContext) => ({ username: c.celeb.username }), expect: 200 };
+  return [
+    { id: verb, operation: follow ? 'FollowUserByUsername' : 'UnfollowUserByUsername', ...common, assertions: [status(200), schema, value(flag, `profile.following is ${follow}`, 'value', is, got)] },
+    { id: `profile-after-${verb}`, operation: 'GetProfileByUsername', ...common, assertions: [status(200), value(flag, `the ${verb} was stored`, 'state', is, got)] },
+  ];
+}
+
 export const CONDUIT_SUITE: readonly StepSpec[] = [
   {
     id: 'register',
@@ -188,24 +201,7 @@ export const CONDUIT_SUITE: readonly StepSpec[] = [
       value('not-following', 'profile.following is false before following', 'value', (j) => j.profile.following === false, (j) => j.profile?.following),
     ],
   },
-  {
-    id: 'follow',
-    operation: 'FollowUserByUsername',
-    needs: ['token'],
-    auth: 'token',
-    params: (c) => ({ username: c.celeb.username }),
-    expect: 200,
-    assertions: [status(200), schema, value('following', 'profile.following is true', 'value', (j) => j.profile.following === true, (j) => j.profile?.following)],
-  },
-  {
-    id: 'profile-after-follow',
-    operation: 'GetProfileByUsername',
-    needs: ['token'],
-    auth: 'token',
-    params: (c) => ({ username: c.celeb.username }),
-    expect: 200,
-    assertions: [status(200), value('following', 'the follow was stored', 'state', (j) => j.profile.following === true, (j) => j.profile?.following)],
-  },
+  ...followSteps(true),
   {
     id: 'create-article',
     operation: 'CreateArticle',
@@ -444,24 +440,7 @@ export const CONDUIT_SUITE: readonly StepSpec[] = [
     expect: 200,
     assertions: [status(200), schema, value('contains', 'the tags of the articles are listed', 'state', (j) => j.tags.includes('dragons') && j.tags.includes('training'), (j) => j.tags)],
   },
-  {
-    id: 'unfollow',
-    operation: 'UnfollowUserByUsername',
-    needs: ['token'],
-    auth: 'token',
-    params: (c) => ({ username: c.celeb.username }),
-    expect: 200,
-    assertions: [status(200), schema, value('not-following', 'profile.following is false', 'value', (j) => j.profile.following === false, (j) => j.profile?.following)],
-  },
-  {
-    id: 'profile-after-unfollow',
-    operation: 'GetProfileByUsername',
-    needs: ['token'],
-    auth: 'token',
-    params: (c) => ({ username: c.celeb.username }),
-    expect: 200,
-    assertions: [status(200), value('not-following', 'the unfollow was stored', 'state', (j) => j.profile.following === false, (j) => j.profile?.following)],
-  },
+  ...followSteps(false),
   {
     id: 'delete-article',
     operation: 'DeleteArticle',
