@@ -100,3 +100,23 @@ test('envproof report: the backend section in CSV and HTML, from the store', () 
   assert.match(html.stdout, /<section id="backend">/);
   for (const fig of ['figB1', 'figB2']) assert.match(html.stdout, new RegExp(`<figure data-figure="${fig}"><h3[^>]*>[^<]+</h3><div class="chart"><svg`));
 });
+
+test('a version 2 store is migrated to version 3: the backend_evaluations table is added, the runs kept', async () => {
+  const { default: Database } = await import('better-sqlite3');
+  const { MIGRATE_V1_TO_V2, SCHEMA_V1 } = await import('../../src/store/schema.js');
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'envproof-v2-')), 'store.db');
+  const db = new Database(file);
+  db.exec(SCHEMA_V1);
+  db.exec(MIGRATE_V1_TO_V2);
+  db.pragma('user_version = 2');
+  db.prepare(`INSERT INTO runs (source, agent, language, task_id, trial, is_primary, first_success, final_success, d1, d2, d3, updated_at) VALUES ('envproof', 'a', 'python', 'p_01', 1, 1, 1, 1, '[]', '[]', '[]', 'x')`).run();
+  db.close();
+  const store = ResultsStore.open(file);
+  assert.equal(store.allRuns().length, 1);
+  assert.deepEqual(store.backendEvaluations(), []);
+  store.close();
+  const after = new Database(file, { readonly: true });
+  assert.equal(after.pragma('user_version', { simple: true }), 3);
+  assert.ok(after.prepare("SELECT name FROM sqlite_master WHERE name = 'backend_evaluations'").get());
+  after.close();
+});

@@ -22,7 +22,7 @@ function evaluate(database: Database): Promise<Evaluation> {
     spec: SPEC,
     collection: COLLECTION,
     startupTimeoutSec: 30,
-    timeoutSec: 1200,
+    timeoutSec: 1800,
     progress: () => {},
   });
 }
