@@ -13,7 +13,7 @@ import type { PostmanRun } from './contract/postman.js';
 import { assertionIds } from './contract/suite.js';
 import type { SuiteRun } from './contract/run-suite.js';
 import { POSTGRES_FAILURE } from './postgres.js';
-import { serveAndTest, type ServeOptions } from './serve.js';
+import { checkSuiteInputs, serveAndTest, type ServeOptions } from './serve.js';
 import { coarseClass, type CoarseClass } from './taxonomy.js';
 import type { Constraints, VerifyReport } from './types.js';
 import { allHold, verifyProject } from './verify.js';
@@ -53,6 +53,7 @@ export interface Evaluation {
 
 export async function evaluateBackend(opts: EvaluationOptions): Promise<Evaluation> {
   const started = performance.now();
+  checkSuiteInputs(opts);
   const hasConstraints = Boolean(opts.constraints.architecture || opts.constraints.database || opts.constraints.orm);
   const verifiers = hasConstraints ? await verifyProject(opts.dir, opts.constraints) : undefined;
   const verifiersHold = verifiers ? allHold(verifiers) : true;

@@ -174,11 +174,15 @@ function runClientProcess(prefix: string[], req: ClientRequest, ended: Promise<v
   });
 }
 
-/** Installs, starts and exercises one server; a failed install throws as in an audit (StepFailedError). */
-export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
-  // Bad input fails before anything is installed.
+/** The contract and the collection, checked before anything is installed: bad input is an error, not a failed server. */
+export function checkSuiteInputs(opts: Pick<ServeOptions, 'spec' | 'collection'>): void {
   readOpenApiDocument(opts.spec);
   if (opts.collection) loadCollection(opts.collection);
+}
+
+/** Installs, starts and exercises one server; a failed install throws as in an audit (StepFailedError). */
+export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
+  checkSuiteInputs(opts);
   if (!opts.start && !existsSync(path.join(opts.dir, 'run.sh'))) {
     throw new NoEntryPointError(`no run.sh in ${opts.dir}`, 'the server must come with a run.sh that starts it in the foreground');
   }

@@ -36,8 +36,15 @@ function evaluate(dir: string, opts: { constraints?: Constraints; collection?: b
 
 const failed = (e: Evaluation) => (e.contract?.assertions ?? []).filter((a) => !a.passed).map((a) => a.id).sort();
 
+/** Makes the server print the network interfaces it sees (its network namespace's, from /proc/net/dev). */
+const PRINT_INTERFACES: Edit = {
+  file: 'app.py',
+  from: 'if __name__ == "__main__":\n',
+  to: 'if __name__ == "__main__":\n    print("interfaces:", sorted(l.split(":")[0].strip() for l in open("/proc/net/dev").readlines()[2:]), flush=True)\n',
+};
+
 test('the Flask reference server passes every assertion of both suites on SQLite, and every verifier; its environment is traced', async () => {
-  const dir = referenceServer('flask-sqlalchemy', 'sqlite');
+  const dir = referenceServer('flask-sqlalchemy', 'sqlite', [PRINT_INTERFACES]);
   const e = await evaluate(dir, { constraints: L3_SQLITE, collection: true });
   assert.equal(e.startup.started, true, e.serverLog.slice(-2000));
   assert.deepEqual(failed(e), []);
@@ -54,6 +61,8 @@ test('the Flask reference server passes every assertion of both suites on SQLite
   assert.deepEqual(e.environment?.gaps.phantom, []);
   assert.equal(e.environment?.sandbox.backend, 'bwrap');
   assert.match(e.serverLog, /"GET \/api\/health-check HTTP\/1\.1" 200/);
+  // Served with loopback only: the suites reached it from inside its namespace, and it had no other network.
+  assert.match(e.serverLog, /^interfaces: \['lo'\]$/m);
 });
 
 const VARIANTS: { name: string; edits: Edit[]; fails: string[] }[] = [
