@@ -6,8 +6,10 @@ import { chart, missing, type Figure } from './charts.js';
 const DECAY = 'Backend — constraint decay: strict A% by level';
 const FRAMEWORKS = 'Backend — A% by framework';
 
+/** No figures without backend runs: the report then has no backend section at all. */
 export function backendFigures(b: BackendReport | undefined): Figure[] {
-  if (!b || b.runs === 0) {
+  if (!b) return [];
+  if (b.runs === 0) {
     const why = 'No backend runs in the store (envproof run --suite backend).';
     return [missing('figB1', DECAY, why), missing('figB2', FRAMEWORKS, why)];
   }
