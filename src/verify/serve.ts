@@ -89,9 +89,12 @@ function freePort(): Promise<number> {
 
 /** The traced command: the environment the prompt promises, PostgreSQL when needed, the setup, then the server in the foreground. */
 function launcher(marker: string, env: Record<string, string>, start: { setup: readonly string[]; command: string }, postgres?: { dir: string; port: number }): string {
-  const exports = Object.entries({ [MARKER_VARIABLE]: marker, ...env }).map(([k, v]) => `${k}=${shellQuote(v)}`);
+  const exports = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`);
   const setup = start.setup.map((c) => `( ${c} ) || { echo "envproof: setup command failed: ${c.replace(/["\\$`]/g, '')}" >&2; exit 98; }`);
-  return [`export ${exports.join(' ')}`, ...(postgres ? [postgresStart(postgres.dir, postgres.port)] : []), ...setup, `exec ${start.command}`].join('\n');
+  // The marker comes last: the server's processes carry it, so the startup time is counted from run.sh on, not
+  // from PostgreSQL's start or the setup.
+  const server = `export ${MARKER_VARIABLE}=${shellQuote(marker)}`;
+  return [`export ${exports.join(' ')}`, ...(postgres ? [postgresStart(postgres.dir, postgres.port)] : []), ...setup, server, `exec ${start.command}`].join('\n');
 }
 
 /** The module next to this one with the same extension (`.ts` under tsx, `.js` once built). */
@@ -212,7 +215,7 @@ export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
         const over = { value: false };
         void ended.then(() => (over.value = true));
         opts.progress(`starting run.sh; polling ${base}/api/health-check`);
-        const pid = await waitForServerProcess(marker, over, opts.startupTimeoutSec * 1000);
+        const pid = await waitForServerProcess(marker, over, opts.timeoutSec * 1000);
         if (pid === undefined) {
           client = { startup: { started: false, reason: over.value ? 'run.sh ended before the server answered' : 'run.sh did not start' } };
           return;

@@ -21,7 +21,7 @@ function evaluate(database: Database): Promise<Evaluation> {
     port: 3000,
     spec: SPEC,
     collection: COLLECTION,
-    startupTimeoutSec: 30,
+    startupTimeoutSec: 60,
     timeoutSec: 1800,
     progress: () => {},
   });
@@ -30,7 +30,7 @@ function evaluate(database: Database): Promise<Evaluation> {
 for (const database of ['postgresql', 'sqlite'] as const) {
   test(`the Express reference server passes both suites and every verifier on ${database}`, async () => {
     const e = await evaluate(database);
-    assert.equal(e.startup.started, true, e.serverLog.slice(-3000));
+    assert.equal(e.startup.started, true, `${e.startup.started ? '' : e.startup.reason}\n${e.serverLog.slice(-3000)}`);
     assert.deepEqual(e.contract?.assertions.filter((a) => !a.passed), []);
     assert.equal(e.contract?.total, 107);
     assert.equal(e.postman?.total, POSTMAN_TOTAL);

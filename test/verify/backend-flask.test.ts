@@ -28,7 +28,7 @@ function evaluate(dir: string, opts: { constraints?: Constraints; collection?: b
     port: 8080,
     spec: SPEC,
     ...(opts.collection ? { collection: COLLECTION } : {}),
-    startupTimeoutSec: 30,
+    startupTimeoutSec: 60,
     timeoutSec: 600,
     progress: () => {},
   });
