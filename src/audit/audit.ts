@@ -42,6 +42,14 @@ export interface AuditOptions {
    * after a failure it holds what had been computed, for a report of the failed audit.
    */
   partial?: PartialAudit;
+  /**
+   * For programs that serve rather than end (a backend under test): called once the traced program has started;
+   * the program is stopped when the returned promise settles (or ends by itself before). `ended` resolves when
+   * the program has ended, whoever stopped it.
+   */
+  whileRunning?: (program: { ended: Promise<void> }) => Promise<void>;
+  /** How much of the program's output the report keeps (default 4000 bytes). */
+  outputTailBytes?: number;
   progress(message: string): void;
   /** Told which backend the sandbox is, as soon as it exists (also when a later step fails). */
   onSandbox?(backend: SandboxBackend): void;
@@ -58,7 +66,7 @@ function withoutOwn<T extends { name: string }>(deps: readonly T[], own: Readonl
 /** Where a sandbox did not say what it isolated, nothing is claimed. */
 const UNKNOWN_ISOLATION: ExecIsolation = { networkOff: false, filesystemConfined: false, ownProcessTree: false, shortfall: 'the sandbox did not report what it isolated' };
 
-function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefined): Omit<RunOutcome, 'tracer'> {
+function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefined, tailBytes: number): Omit<RunOutcome, 'tracer'> {
   const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
   return {
     command: choice.display ?? shellCommandLine(choice.argv),
@@ -72,7 +80,7 @@ function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefine
     timedOut: r.timedOut,
     success: notStarted === undefined && r.exitCode === 0 && !r.timedOut,
     durationMs: Math.round(r.durationMs),
-    outputTail: output.length > OUTPUT_TAIL_BYTES ? output.slice(-OUTPUT_TAIL_BYTES) : output,
+    outputTail: output.length > tailBytes ? output.slice(-tailBytes) : output,
     isolation: r.isolation ?? UNKNOWN_ISOLATION,
   };
 }
@@ -239,12 +247,23 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
   const { module, declared, own, sandbox, choice, notes, install } = p;
   try {
     opts.progress(`tracing ${choice.display ?? shellCommandLine(choice.argv)} (${choice.reason})`);
-    const trace = await asInfrastructure(traceRun(sandbox, p.request, opts.tracer));
+    const stop = new AbortController();
+    const tracing = traceRun(sandbox, { ...p.request, signal: stop.signal }, opts.tracer);
+    if (opts.whileRunning) {
+      const ended = tracing.then(() => undefined, () => undefined);
+      try {
+        await opts.whileRunning({ ended });
+      } finally {
+        stop.abort();
+        await ended;
+      }
+    }
+    const trace = await asInfrastructure(tracing);
     clock.lap('run');
     phases.tracing = Math.max(0, phases.run - Math.round(trace.run.durationMs));
     phases.run -= phases.tracing;
     notes.push(...trace.notes);
-    const run: RunOutcome = { ...outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs)), tracer: trace.tracer };
+    const run: RunOutcome = { ...outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs), opts.outputTailBytes ?? OUTPUT_TAIL_BYTES), tracer: trace.tracer };
     notes.push(...(await keepNamedFiles(run.outputTail, sandbox, opts.keep)));
     if (run.isolation.shortfall) notes.push(`the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);
     if (own.size) notes.push(`${[...own].sort().join(', ')} ${own.size === 1 ? 'is' : 'are'} the project itself: not counted as a dependency in any layer`);
@@ -264,7 +283,8 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
       if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
       if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
-      if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
+      if (opts.whileRunning) notes.push('the program served while envproof exercised it, then was stopped');
+      else if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
       else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
       layers.traced = withoutOwn(tracedLayer, own);
       layers.alternatives = Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, withoutOwn(v, own)]));

@@ -2,11 +2,14 @@ import type { Command } from 'commander';
 import { registerAudit } from './audit.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnv } from './env.js';
+import { registerEvaluate, registerEvaluateFeature } from './evaluate.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
+import { registerJudge } from './judge.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
+import { registerVerify } from './verify.js';
 
 /** Sets the process exit code of the command that ran. */
 export type SetExitCode = (code: number) => void;
@@ -16,9 +19,13 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerAudit(program, setExitCode);
   registerDoctor(program, setExitCode);
   registerEnv(program, setExitCode);
+  registerEvaluate(program, setExitCode);
+  registerEvaluateFeature(program, setExitCode);
   registerExport(program, setExitCode);
   registerImport(program, setExitCode);
+  registerJudge(program, setExitCode);
   registerReport(program, setExitCode);
   registerRun(program, setExitCode);
   registerTasks(program, setExitCode);
+  registerVerify(program, setExitCode);
 }

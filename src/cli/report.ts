@@ -1,11 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { EnvproofError, UsageError, errorMessage } from '../core/errors.js';
+import { EnvproofError, UsageError } from '../core/errors.js';
 import { computeAggregate, type AggregateReport, type ReportSource } from '../metrics/aggregate.js';
 import { sourcesOf } from '../metrics/aggregate-sources.js';
+import { computeBackendReport } from '../metrics/backend.js';
 import { checkClaims, readVerification, type CheckOutcome, type CheckResult } from '../report/check.js';
 import { leftOutPhrase } from '../report/csv-tables.js';
+import { renderHtml } from '../report/html.js';
 import { writeCsvTables } from '../report/csv.js';
 import { renderJson } from '../report/json.js';
 import { renderMarkdown } from '../report/markdown.js';
@@ -40,12 +42,17 @@ function loadReports(storePath: string, choice: ReportSource | undefined): Aggre
     if (present.length === 0) {
       throw new EnvproofError(`${storePath} holds no runs`, 'Import data (envproof import envgap-csv <dir>) or run envproof run first.');
     }
+    // Backend runs are another experiment: their metrics are the backend section's, not the environment-gap tables'.
+    const backend = store.backendEvaluations();
+    const keyOf = (k: { source: string; agent: string; language: string; taskId: string; trial: number }) => `${k.source}|${k.agent}|${k.language}|${k.taskId}|${k.trial}`;
+    const backendRuns = new Set(backend.map((e) => keyOf(e.key)));
+    const backendTasks = new Set(backend.map((e) => e.key.taskId));
     const wanted: ReportSource[] = choice ? [choice] : present;
     const reports: AggregateReport[] = [];
     for (const source of wanted) {
       const of = (runs: StoredRun[]) => runs.filter((r) => source === 'all' || r.source === source);
-      const runs = of(done);
-      if (runs.length === 0) {
+      const finished = of(done);
+      if (finished.length === 0) {
         const leftOut = leftOutPhrase(of(infrastructureFailed).length, of(unfinished).length);
         const message = `${storePath} holds no finished runs${source === 'all' ? '' : ` of source ${source}`}${leftOut && ` (${leftOut})`}`;
         if (choice || present.length === 1) {
@@ -54,32 +61,16 @@ function loadReports(storePath: string, choice: ReportSource | undefined): Aggre
         process.stderr.write(`envproof: ${message}; no report for it\n`);
         continue;
       }
-      const tasks = source === 'all' ? store.tasks() : store.tasks(source);
-      reports.push(computeAggregate(runs, tasks, { infrastructureFailed: of(infrastructureFailed), unfinished: of(unfinished) }));
+      const environmentRuns = (runs: StoredRun[]) => runs.filter((r) => !backendRuns.has(keyOf(r)));
+      const tasks = (source === 'all' ? store.tasks() : store.tasks(source)).filter((t) => !backendTasks.has(t.id));
+      const report = computeAggregate(environmentRuns(finished), tasks, { infrastructureFailed: of(infrastructureFailed), unfinished: of(unfinished) });
+      const evaluations = backend.filter((e) => source === 'all' || e.key.source === source);
+      reports.push(evaluations.length ? { ...report, backend: computeBackendReport(evaluations) } : report);
     }
     if (reports.length === 0) throw new EnvproofError(`${storePath} holds no finished runs`, 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
     return reports;
   } finally {
     store.close();
-  }
-}
-
-/** The HTML writer is a separate module that may not be built yet. */
-async function renderHtmlReport(report: AggregateReport): Promise<string> {
-  let mod: { renderHtml?: (r: AggregateReport) => string | Promise<string> };
-  try {
-    mod = (await import('../report/html.js')) as typeof mod;
-  } catch (err) {
-    throw new EnvproofError(`the HTML report is not available yet (${errorMessage(err)})`, 'Use --format md, csv or json.');
-  }
-  if (typeof mod.renderHtml !== 'function') throw new EnvproofError('the HTML report is not available yet', 'Use --format md, csv or json.');
-  try {
-    return await mod.renderHtml(report);
-  } catch (err) {
-    if (/not implemented/i.test(errorMessage(err))) {
-      throw new EnvproofError('the HTML report is not available yet', 'Use --format md, csv or json.');
-    }
-    throw err;
   }
 }
 
@@ -136,7 +127,7 @@ async function writeReports(reports: readonly AggregateReport[], format: Format,
         writeFile(renderJson(report), dir!, 'report.json');
         break;
       case 'html':
-        writeFile(await renderHtmlReport(report), dir!, 'report.html');
+        writeFile(await renderHtml(report), dir!, 'report.html');
         break;
       case 'csv':
         for (const f of writeCsvTables(report, dir!)) process.stderr.write(`wrote ${f}\n`);

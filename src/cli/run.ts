@@ -10,6 +10,7 @@ import type { TracerChoice } from '../trace/index.js';
 import { tracerOption } from './tracer-option.js';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import { resolveSuite, selectTasks } from '../tasks/resolve.js';
+import { loadCollection } from '../verify/contract/collection.js';
 import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
 import type { SetExitCode } from './commands.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
@@ -43,7 +44,10 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .command('run')
     .description('Run the evaluation protocol: an agent generates each project, envproof installs and runs it in a clean environment, feeds failures back for up to k repairs, and records every attempt')
     .requiredOption('--agent <spec...>', 'agent(s): scripted:<file>, replay:<dir>, cmd:<preset|template>, openai:model=..., anthropic:model=... (prefix with <name>@ to label)')
-    .option('--suite <spec>', 'task suite: bundled, envgap-prompts:<dir>, or a YAML/JSON file', 'bundled')
+    .option('--suite <spec>', 'task suite: bundled, backend (needs --spec), envgap-prompts:<dir>, or a YAML/JSON file', 'bundled')
+    .option('--spec <openapi.yml>', 'backend suite: the API contract the prompts carry and the evaluation checks')
+    .option('--collection <file>', 'backend suite: a Postman v2.1 collection run with Newman beside envproof\'s suite')
+    .option('--startup-timeout <seconds>', 'backend suite: how long the health check is polled', positiveInt('--startup-timeout', 1), 30)
     .option('--tasks <ids>', 'task ids: all, p_01,p_02 or p_01-p_05', 'all')
     .option('--languages <list>', `comma-separated languages or all (${ECOSYSTEM_IDS.join(', ')})`, 'all')
     .option('--trials <n>', 'trials per agent, task and language', positiveInt('--trials', 1), 1)
@@ -65,11 +69,12 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       'after',
       '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nExit codes: 0 every run ended, 1 some runs were set aside after infrastructure failures, 2 error.',
     )
-    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
-      const suite = resolveSuite(o.suite);
+      const suite = resolveSuite(o.suite, { contract: o.spec });
+      if (o.collection) loadCollection(o.collection);
       const tasks = selectTasks(suite, o.tasks);
       const languages = parseLanguages(o.languages);
       const plans = planRuns({ agents, suite, tasks, languages, trials: o.trials, variant: o.variant });
@@ -98,6 +103,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           agentTimeoutSec: o.agentTimeout,
           infraRetries: o.retries,
           retryDelaySec: o.retryDelay,
+          ...(o.spec ? { backend: { spec: o.spec, ...(o.collection ? { collection: o.collection } : {}), startupTimeoutSec: o.startupTimeout } } : {}),
           onProgress: o.quiet ? () => {} : (e) => process.stderr.write(`${progressLine(e)}\n`),
         });
         const c = summary.counts;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Agent, AgentTurnResult, Usage } from '../agents/types.js';
 import type { AuditReport } from '../audit/report.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, UsageError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
 import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
@@ -13,8 +13,10 @@ import type { AttemptRecord, RunKey, StoredRun } from '../store/types.js';
 import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
 import { PAPER_ERROR_TYPE, type ErrorClass } from './classify.js';
 import { executeAttempt, type AttemptFailure, type ExecuteOptions } from './execute.js';
-import { repairPrompt } from './prompts.js';
+import { backendRepairPrompt, repairPrompt } from './prompts.js';
 import { restoreTree, snapshotTree } from './tree.js';
+import type { Evaluation } from '../verify/evaluate.js';
+import { evaluationRecord, executeBackendAttempt, type BackendExecuteOptions } from '../verify/protocol-step.js';
 
 export interface RunPlan {
   agent: Agent;
@@ -44,6 +46,8 @@ export interface ProtocolOptions {
   /** Seconds to wait before the first retry; each further retry waits twice as long. */
   retryDelaySec: number;
   workRoot?: string;
+  /** Backend tasks: the contract and collection their evaluation uses. */
+  backend?: Pick<BackendExecuteOptions, 'spec' | 'collection' | 'startupTimeoutSec'>;
   progress(phase: string): void;
 }
 
@@ -117,6 +121,11 @@ async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => T):
   }
 }
 
+function backendOptions(opts: ProtocolOptions): NonNullable<ProtocolOptions['backend']> {
+  if (!opts.backend) throw new UsageError('backend tasks need the API contract', 'pass --spec <openapi.yml>');
+  return opts.backend;
+}
+
 const sleep = (sec: number) => new Promise((r) => setTimeout(r, sec * 1000));
 
 /**
@@ -155,7 +164,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
     for (; round <= opts.repairs; round++) {
       const started = new Date();
       const taskPrompt = plan.suite.prompt(plan.task, plan.language, plan.variant);
-      const prompt = round === 0 || !lastFailure ? taskPrompt : repairPrompt(lastFailure, plan.language);
+      const prompt = round === 0 || !lastFailure ? taskPrompt : plan.task.backend ? backendRepairPrompt(lastFailure) : repairPrompt(lastFailure, plan.language);
       opts.progress(round === 0 ? 'generating' : `repair round ${round}`);
 
       const agentStarted = performance.now();
@@ -192,23 +201,27 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       let failure: AttemptFailure | undefined;
       let report: AuditReport | undefined;
       let sandbox: string = opts.sandbox;
+      let evaluation: Evaluation | undefined;
       if (turn.status === 'failed') {
         failure = { class: 'agent-error', step: 'entry', tail: turn.reason };
       } else {
         opts.progress(`executing attempt ${round}`);
         for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
           if (attempt > 0) await sleep(opts.retryDelaySec * 2 ** (attempt - 1));
-          const outcome = await executeAttempt(workspace, {
-            language: plan.language,
-            sandbox: opts.sandbox,
-            environment: opts.environment,
-            tracer: opts.tracer,
-            timeoutSec: opts.runTimeoutSec,
-            ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
-            progress: () => {},
-          });
+          const outcome = plan.task.backend
+            ? await executeBackendAttempt(workspace, plan.task.backend, { ...backendOptions(opts), sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} })
+            : await executeAttempt(workspace, {
+                language: plan.language,
+                sandbox: opts.sandbox,
+                environment: opts.environment,
+                tracer: opts.tracer,
+                timeoutSec: opts.runTimeoutSec,
+                ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
+                progress: () => {},
+              });
           report = outcome.report;
           sandbox = outcome.sandbox;
+          evaluation = outcome.evaluation;
           failure = outcome.success ? undefined : outcome.failure;
           if (failure?.class !== 'infrastructure') break;
         }
@@ -247,6 +260,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       ownMs += performance.now() - own;
       phases.envproof = Math.round(ownMs);
       store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record]);
+      if (evaluation && plan.task.backend) store.putEvaluation(key, evaluationRecord(round, plan.task.backend, evaluation));
       if (!failure) return 'succeeded';
       lastFailure = failure;
     }

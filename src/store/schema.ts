@@ -1,6 +1,6 @@
 /** The results store's SQLite schema (documented in docs/store.md). Bump SCHEMA_VERSION on any change and migrate. */
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const SCHEMA_V1 = `
 CREATE TABLE runs (
@@ -132,4 +132,33 @@ INSERT INTO tasks_v3 (source, id, title, domain, complexity)
   FROM tasks t CROSS JOIN (SELECT 'envgap-csv' AS source UNION ALL SELECT 'envproof') s;
 DROP TABLE tasks;
 ALTER TABLE tasks_v3 RENAME TO tasks;
+`;
+
+/**
+ * Version 4, for the `backend` suite: one behavioural evaluation per executed attempt of a backend task — the
+ * task's framework, level and constraints, the verdicts, the scores (A% lenient and strict, the Postman share),
+ * the coarse failure class and the judged root cause, every assertion's result, the server's log.
+ */
+export const MIGRATE_V3_TO_V4 = `
+CREATE TABLE backend_evaluations (
+  run_id        INTEGER NOT NULL,
+  attempt       INTEGER NOT NULL CHECK (attempt >= 0),
+  framework     TEXT    NOT NULL,
+  level         INTEGER NOT NULL CHECK (level BETWEEN 0 AND 3),
+  constraints   TEXT    NOT NULL,
+  passed        INTEGER NOT NULL CHECK (passed IN (0, 1)),
+  failure_class TEXT,
+  root_cause    TEXT,
+  root_cause_note TEXT,
+  a_lenient     REAL    NOT NULL,
+  a_strict      REAL    NOT NULL,
+  postman_pct   REAL,
+  verifiers     TEXT,
+  assertions    TEXT    NOT NULL,
+  postman       TEXT,
+  startup       TEXT    NOT NULL,
+  server_log    TEXT,
+  PRIMARY KEY (run_id, attempt),
+  FOREIGN KEY (run_id, attempt) REFERENCES attempts (run_id, attempt) ON DELETE CASCADE
+);
 `;

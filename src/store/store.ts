@@ -9,8 +9,8 @@ import { EnvproofError, errorMessage } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
 import type { TreeEntry, TreeSnapshot } from '../protocol/tree.js';
-import { MIGRATE_V1_TO_V2, MIGRATE_V2_TO_V3, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
-import type { AttemptRecord, RunKey, RunStatus, StoredRun, StoredTask } from './types.js';
+import { MIGRATE_V1_TO_V2, MIGRATE_V2_TO_V3, MIGRATE_V3_TO_V4, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
+import type { AttemptRecord, BackendEvaluationRecord, RunKey, RunStatus, StoredRun, StoredTask } from './types.js';
 
 export const DEFAULT_STORE = 'envproof.db';
 
@@ -152,6 +152,7 @@ export class ResultsStore {
         if (version < 1) this.db.exec(SCHEMA_V1);
         if (version < 2) this.db.exec(MIGRATE_V1_TO_V2);
         if (version < 3) this.db.exec(MIGRATE_V2_TO_V3);
+        if (version < 4) this.db.exec(MIGRATE_V3_TO_V4);
         if ((this.db.pragma('foreign_key_check') as unknown[]).length > 0) {
           throw new EnvproofError(`${this.file}: migrating the store broke its references; it was left unchanged`);
         }
@@ -322,6 +323,85 @@ export class ResultsStore {
         return row.content;
       },
     };
+  }
+
+  /** Stores (or replaces) the behavioural evaluation of one attempt of a backend run. */
+  putEvaluation(key: RunKey, e: BackendEvaluationRecord): void {
+    const run = this.db
+      .prepare('SELECT id FROM runs WHERE source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?')
+      .get(key.source, key.agent, key.language, key.taskId, key.trial) as { id: number } | undefined;
+    if (!run) throw new EnvproofError(`${this.file}: no run ${key.agent} ${key.taskId} ${key.language} #${key.trial} to attach an evaluation to`);
+    const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO backend_evaluations (run_id, attempt, framework, level, constraints, passed, failure_class, root_cause,
+           root_cause_note, a_lenient, a_strict, postman_pct, verifiers, assertions, postman, startup, server_log)
+         VALUES (@run_id, @attempt, @framework, @level, @constraints, @passed, @failure_class, @root_cause, @root_cause_note, @a_lenient,
+           @a_strict, @postman_pct, @verifiers, @assertions, @postman, @startup, @server_log)`,
+      )
+      .run({
+        run_id: run.id,
+        attempt: e.attempt,
+        framework: e.framework,
+        level: e.level,
+        constraints: JSON.stringify(e.constraints),
+        passed: e.passed ? 1 : 0,
+        failure_class: e.failureClass ?? null,
+        root_cause: e.rootCause ?? null,
+        root_cause_note: e.rootCauseNote ?? null,
+        a_lenient: e.aLenient,
+        a_strict: e.aStrict,
+        postman_pct: e.postmanPct ?? null,
+        verifiers: json(e.verifiers),
+        assertions: JSON.stringify(e.assertions),
+        postman: json(e.postman),
+        startup: JSON.stringify(e.startup),
+        server_log: e.serverLog ?? null,
+      });
+  }
+
+  /**
+   * The final evaluation of every finished backend run (its last evaluated attempt), with the run's key: what the
+   * backend metrics are computed from.
+   */
+  backendEvaluations(): (BackendEvaluationRecord & { key: RunKey })[] {
+    const rows = this.db
+      .prepare(
+        `SELECT r.source, r.agent, r.language, r.task_id, r.trial, e.* FROM backend_evaluations e JOIN runs r ON r.id = e.run_id
+         WHERE r.status = 'done' AND e.attempt = (SELECT MAX(attempt) FROM backend_evaluations x WHERE x.run_id = e.run_id)
+         ORDER BY r.agent, r.task_id, r.trial`,
+      )
+      .all() as Record<string, unknown>[];
+    const parse = (v: unknown) => (v === null ? undefined : JSON.parse(v as string));
+    return rows.map((r) => ({
+      key: { source: r.source as RunSource, agent: r.agent as string, language: r.language as EcosystemId, taskId: r.task_id as string, trial: r.trial as number },
+      attempt: r.attempt as number,
+      framework: r.framework as string,
+      level: r.level as number,
+      constraints: JSON.parse(r.constraints as string),
+      passed: r.passed === 1,
+      ...(r.failure_class === null ? {} : { failureClass: r.failure_class as string }),
+      ...(r.root_cause === null ? {} : { rootCause: r.root_cause as string }),
+      ...(r.root_cause_note === null ? {} : { rootCauseNote: r.root_cause_note as string }),
+      aLenient: r.a_lenient as number,
+      aStrict: r.a_strict as number,
+      ...(r.postman_pct === null ? {} : { postmanPct: r.postman_pct as number }),
+      verifiers: parse(r.verifiers),
+      assertions: JSON.parse(r.assertions as string),
+      postman: parse(r.postman),
+      startup: JSON.parse(r.startup as string),
+      ...(r.server_log === null ? {} : { serverLog: r.server_log as string }),
+    }));
+  }
+
+  /** Records the judged root cause of a backend run's final evaluation. */
+  setRootCause(key: RunKey, attempt: number, rootCause: string, note: string): void {
+    this.db
+      .prepare(
+        `UPDATE backend_evaluations SET root_cause = ?, root_cause_note = ? WHERE attempt = ? AND run_id =
+           (SELECT id FROM runs WHERE source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?)`,
+      )
+      .run(rootCause, note, attempt, key.source, key.agent, key.language, key.taskId, key.trial);
   }
 
   /** The tasks of one source, or of every source. */

@@ -23,9 +23,9 @@ async function readOrNull(file: string): Promise<string | null> {
   }
 }
 
-async function carriesMarker(pid: number, marker: string): Promise<boolean> {
+async function carriesMarker(pid: number, marker: string, variable: string): Promise<boolean> {
   const environ = await readOrNull(`/proc/${pid}/environ`);
-  return environ !== null && `\0${environ}`.includes(`\0${RUN_MARKER_VARIABLE}=${marker}\0`);
+  return environ !== null && `\0${environ}`.includes(`\0${variable}=${marker}\0`);
 }
 
 async function isTraced(pid: number): Promise<boolean> {
@@ -34,11 +34,13 @@ async function isTraced(pid: number): Promise<boolean> {
   return tracer !== null && tracer[1] !== '0';
 }
 
-async function survivors(marker: string, tracedOnly: boolean): Promise<number[]> {
+/** Host pids of the processes whose environment holds `variable=marker` (default: a traced run's marker). */
+export async function markedProcesses(marker: string, opts: { tracedOnly?: boolean; variable?: string } = {}): Promise<number[]> {
   const all = (await readdir('/proc')).filter((n) => /^\d+$/.test(n)).map(Number);
+  const tracedOnly = opts.tracedOnly ?? false;
   const found = await Promise.all(
     all.map(async (pid) => {
-      if (pid === process.pid || !(await carriesMarker(pid, marker))) return null;
+      if (pid === process.pid || !(await carriesMarker(pid, marker, opts.variable ?? RUN_MARKER_VARIABLE))) return null;
       return !tracedOnly || (await isTraced(pid)) ? pid : null;
     }),
   );
@@ -54,7 +56,7 @@ export async function killLeftovers(marker: string, opts: { tracedOnly?: boolean
   let killed = 0;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let hit = 0;
-    for (const pid of await survivors(marker, opts.tracedOnly ?? false)) {
+    for (const pid of await markedProcesses(marker, opts)) {
       try {
         process.kill(pid, 'SIGKILL');
         hit++;

@@ -10,28 +10,34 @@ import os from 'node:os';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { tail } from '../core/process.js';
-import type { ExecRequest, ExecResult, Sandbox } from '../sandbox/types.js';
+import type { ExecResult, Sandbox } from '../sandbox/types.js';
 import { placeGate } from './gate.js';
 import { programOutcome, startFailure } from './outcome.js';
 import { parseStraceLog } from './parse.js';
 import { killLeftovers, reapingRun, RUN_MARKER_VARIABLE } from './reap.js';
 import { straceCommand, straceFeatures } from './strace.js';
 import { withSymlinkTargets } from './symlinks.js';
-import type { Tracer } from './types.js';
+import type { Tracer, TraceRequest } from './types.js';
 import { watchRootEnd } from './watch.js';
 
 const INSIDE_LOG_NOTE =
   'strace ran inside the container, beside the program, and its log lay in the work directory, where the program could have changed it';
 
 /** Runs `exec` with the strace log growing at `hostLog`, killing what the program leaves behind. */
-function runWatched(sandbox: Sandbox, exec: ExecRequest, hostLog: string, gate?: string): Promise<ExecResult> {
+function runWatched(sandbox: Sandbox, req: TraceRequest, hostLog: string, gate?: string): Promise<ExecResult> {
+  const { signal, ...exec } = req;
   return reapingRun(exec.timeoutMs, async (marker) => {
     // `strace -f` runs until every traced process has ended: when the program itself ends, what it left
     // running is killed, as an untraced run's process group (or pid namespace) would be.
     const rootWatch = watchRootEnd(hostLog, () => void killLeftovers(marker, { tracedOnly: true }), gate);
+    // Stopping kills the program's processes, not strace, so that strace ends normally and its log is complete.
+    const stop = () => void killLeftovers(marker, { tracedOnly: true });
+    if (signal?.aborted) stop();
+    signal?.addEventListener('abort', stop);
     try {
       return await sandbox.exec({ ...exec, env: { ...exec.env, [RUN_MARKER_VARIABLE]: marker } });
     } finally {
+      signal?.removeEventListener('abort', stop);
       rootWatch.stop();
     }
   });
@@ -46,7 +52,7 @@ function straceDidNotRun(sandbox: Sandbox, run: ExecResult): EnvproofError {
 }
 
 /** strace on the host around the sandbox's command; the log in a directory of its own. */
-async function traceFromHost(sandbox: Sandbox, req: ExecRequest) {
+async function traceFromHost(sandbox: Sandbox, req: TraceRequest) {
   const features = await straceFeatures({ host: true });
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'envproof-trace-'));
   const hostLog = path.join(logDir, 'trace.strace');
@@ -68,7 +74,7 @@ async function traceFromHost(sandbox: Sandbox, req: ExecRequest) {
 }
 
 /** strace inside the sandbox, as the program's parent; the log in the work directory. */
-async function traceInside(sandbox: Sandbox, req: ExecRequest) {
+async function traceInside(sandbox: Sandbox, req: TraceRequest) {
   const features = await straceFeatures({ host: false, sandbox });
   const logPath = path.posix.join(sandbox.workDir, `.envproof-trace-${randomUUID()}.strace`);
   const hostLog = sandbox.toHost(logPath);

@@ -1,6 +1,9 @@
 import type { ExecRequest, ExecResult, Sandbox } from '../sandbox/types.js';
 
-export type TraceRequest = ExecRequest;
+export interface TraceRequest extends ExecRequest {
+  /** Aborting stops the traced program (its processes are killed; the tracer then ends and reads its result as usual). */
+  signal?: AbortSignal;
+}
 
 export type TracerName = 'fast' | 'strace';
 

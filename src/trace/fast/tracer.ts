@@ -38,9 +38,14 @@ export function fastTracer(daemon: () => Promise<FastTraceDaemon> = sharedDaemon
       const stragglers = setInterval(() => {
         if (Date.now() - started > req.timeoutMs + STRAGGLER_CHECK_MS) traced.kill();
       }, STRAGGLER_CHECK_MS);
+      const { signal, ...exec } = req;
+      const stop = () => traced.kill();
+      if (signal?.aborted) stop();
+      signal?.addEventListener('abort', stop);
       try {
-        run = await sandbox.exec({ ...req, argv: [gate.inside, ...req.argv] });
+        run = await sandbox.exec({ ...exec, argv: [gate.inside, ...exec.argv] });
       } finally {
+        signal?.removeEventListener('abort', stop);
         clearInterval(stragglers);
         lost = await traced.end();
       }
