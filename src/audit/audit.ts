@@ -11,14 +11,20 @@ import { traceRun } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type LayerEntry, type PhaseTimes, type RunOutcome } from './report.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
+import { buildComponents, pathShower } from './components.js';
+import { buildFindings, type IgnoreLists } from './findings.js';
+import { sourceLocation, type ManifestLocation } from '../ecosystems/outputs.js';
+import type { DeclaredResult } from '../core/types.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { shellCommandLine } from '../core/shell.js';
 
 export interface AuditOptions {
   dir: string;
   ecosystem: EcosystemId | 'auto';
-  /** A shell command to trace instead of the ecosystem's default entry point. */
-  run?: string;
+  /** Shell commands to trace instead of the ecosystem's default entry point; D3 is the union of their traces. */
+  run?: string[];
+  /** Per finding kind, package names reported but not counted as findings (the configuration's `ignore`). */
+  ignore?: IgnoreLists;
   timeoutSec: number;
   keep: boolean;
   sandbox: BackendChoice;
@@ -75,6 +81,28 @@ async function entryPoint(module: EcosystemModule, ctx: AuditContext, install: I
   }
 }
 
+/** What the outputs add to the audit is never worth failing it for: a failure becomes a note. */
+async function optional<T>(work: Promise<T> | undefined, what: string, notes: string[]): Promise<T | undefined> {
+  try {
+    return await work;
+  } catch (err) {
+    if (!(err instanceof EnvproofError)) throw err;
+    notes.push(`${what} could not be read: ${err.message}`);
+    return undefined;
+  }
+}
+
+/** Where each declaration is written: the ecosystem's editor knows; else the `file:line` of its source. */
+async function declarationLocations(module: EcosystemModule, projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
+  if (module.manifestEditor) return module.manifestEditor.locate(projectDir, declared);
+  const out: Record<string, ManifestLocation> = {};
+  for (const d of declared.declared) {
+    const at = sourceLocation(d.source);
+    if (at && !out[d.name]) out[d.name] = at;
+  }
+  return out;
+}
+
 /** One audit: D1 from the manifest, D2 from a fresh install, D3 from a traced run, then gaps and metrics. */
 export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
   const phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, tracing: 0, analysis: 0 };
@@ -124,22 +152,39 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     }
     lap('build');
 
-    const choice = opts.run ? module.userRun(opts.run, ctx, install) : await entryPoint(module, ctx, install, work.project);
-    opts.progress(`tracing ${shellCommandLine(choice.argv)} (${choice.reason})`);
-    const trace = await asInfrastructure(traceRun(sandbox, {
-      argv: choice.argv,
-      cwd: ctx.projectDir,
-      env: choice.env,
-      timeoutMs: ctx.timeoutMs,
-      network: false,
-      logPath: path.posix.join(ctx.envDir, 'trace.strace'),
-    }));
-    lap('run');
-    phases.tracing = Math.max(0, phases.run - Math.round(trace.run.durationMs));
-    phases.run -= phases.tracing;
+    const choices = opts.run?.length
+      ? opts.run.map((command) => module.userRun(command, ctx, install))
+      : [await entryPoint(module, ctx, install, work.project)];
+    const runs: RunOutcome[] = [];
+    const tracedFiles = new Set<string>();
+    for (const [i, choice] of choices.entries()) {
+      opts.progress(`tracing ${shellCommandLine(choice.argv)} (${choice.reason})`);
+      const trace = await asInfrastructure(traceRun(sandbox, {
+        argv: choice.argv,
+        cwd: ctx.projectDir,
+        env: choice.env,
+        timeoutMs: ctx.timeoutMs,
+        network: false,
+        logPath: path.posix.join(ctx.envDir, i === 0 ? 'trace.strace' : `trace-${i + 1}.strace`),
+      }));
+      // The program's own time is `run`; the rest of this step (reading the log, reaping leftovers) is `tracing`.
+      const before = phases.run;
+      lap('run');
+      const tracing = Math.max(0, phases.run - before - Math.round(trace.run.durationMs));
+      phases.tracing += tracing;
+      phases.run -= tracing;
+      for (const f of trace.files) tracedFiles.add(f);
+      const run = outcome(choice, trace.run);
+      runs.push(run);
+      const which = choices.length > 1 ? `run ${i + 1} (${run.command})` : 'the program';
+      if (run.timedOut) notes.push(`${which} was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
+      else if (!run.success) notes.push(`${which} did not exit with 0: D3 holds what it loaded before it failed`);
+      if (trace.run.spawnError) notes.push(`the tracer could not start: ${trace.run.spawnError}`);
+    }
+    if (choices.length > 1) notes.push(`D3 is the union of ${choices.length} traced commands`);
 
     opts.progress('attributing traced files to packages (D3)');
-    const attribution: AttributionResult = await module.attribute(trace.files, ctx, install);
+    const attribution: AttributionResult = await module.attribute(tracedFiles, ctx, install);
     const d1 = nameSet(declared.declared);
     const d2 = nameSet(install.installed);
     const view = opts.tracedView?.[module.id];
@@ -147,10 +192,30 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
     if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
     const d3 = nameSet(tracedLayer);
-    const run = outcome(choice, trace.run);
-    if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
-    else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
-    if (trace.run.spawnError) notes.push(`the tracer could not start: ${trace.run.spawnError}`);
+    const gaps = gapSets(d1, d2, d3);
+
+    opts.progress('reading package facts and static imports');
+    const facts = await optional(module.componentFacts?.(ctx, install), 'package facts for the SBOM', notes);
+    const staticImports = await optional(module.staticImports?.(ctx, install, attribution), 'static imports', notes);
+    const components = buildComponents({
+      declared: declared.declared,
+      installed: install.installed,
+      traced: tracedLayer,
+      ...(facts ? { facts } : {}),
+      showPath: pathShower(ctx.projectDir, ctx.envDir),
+    });
+    const isPinned = module.isPinned ?? ((d: Dependency) => d.version !== undefined);
+    const findings = buildFindings({
+      manifest: declared.manifest,
+      declared: declared.declared,
+      installed: install.installed,
+      traced: tracedLayer,
+      gaps,
+      unpinned: [...new Set(declared.declared.filter((d) => !isPinned(d)).map((d) => d.name))],
+      locations: await declarationLocations(module, projectDir, declared),
+      ...(staticImports ? { staticImports } : {}),
+      ...(opts.ignore ? { ignore: opts.ignore } : {}),
+    });
     const report: AuditReport = {
       schemaVersion: AUDIT_SCHEMA_VERSION,
       tool: { name: 'envproof', version: TOOL_VERSION },
@@ -174,9 +239,14 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       ...(paperInstalledIsDeclared(module.id)
         ? { paperCompatible: { installed: layer(declared.declared), gaps: gapSets(d1, d1, d3), metrics: projectMetrics(d1, d1, d3) } }
         : {}),
-      gaps: gapSets(d1, d2, d3),
+      gaps,
       metrics: projectMetrics(d1, d2, d3),
-      run,
+      run: runs[0]!,
+      runs,
+      components,
+      componentNotes: facts?.notes ?? [],
+      ...(staticImports ? { staticImports: { method: staticImports.method, imports: staticImports.imports, notes: staticImports.notes } } : {}),
+      findings,
       phasesMs: phases,
       evidence: attribution.evidence,
       install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },

@@ -1,78 +1,121 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
+import { failingKinds } from '../audit/findings.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport } from '../audit/report.js';
-import { EnvproofError, StepFailedError, UsageError } from '../core/errors.js';
-import { ECOSYSTEM_IDS } from '../core/types.js';
+import { EnvproofError, errorMessage, StepFailedError, UsageError } from '../core/errors.js';
+import { renderAuditMarkdown } from '../report/audit-markdown.js';
 import { renderAuditText } from '../report/audit-text.js';
-import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
-import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
+import { renderGithubAnnotations } from '../report/github-annotations.js';
+import { renderSarif } from '../report/sarif.js';
+import { renderCycloneDx } from '../report/sbom-cyclonedx.js';
+import { addSharedOptions, CONFIG_HELP, DEFAULT_FAIL_ON, FAIL_ON_KINDS, parseFailOn, resolveSettings, type SharedOptions } from './audit-settings.js';
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
-const FINDING_KINDS = ['phantom', 'hidden', 'bloat', 'transitive', 'run'] as const;
-type FindingKind = (typeof FINDING_KINDS)[number];
+const FORMATS = ['text', 'json', 'sarif', 'github', 'markdown'] as const;
+type Format = (typeof FORMATS)[number];
 
-function parseFailOn(value: string): FindingKind[] {
-  const kinds = value.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const k of kinds) {
-    if (!FINDING_KINDS.includes(k as FindingKind)) throw new UsageError(`--fail-on: unknown kind "${k}"`, `use a comma-separated list of ${FINDING_KINDS.join(', ')}`);
+interface AuditCliOptions extends SharedOptions {
+  failOn: string;
+  format: Format;
+  json?: boolean;
+  sbom?: 'cyclonedx';
+  sarif?: boolean;
+  out?: string;
+  from?: string;
+  keep?: boolean;
+}
+
+function render(format: Format | 'cyclonedx', report: AuditReport, failOn: readonly string[]): string {
+  const opts = { baseDir: process.cwd(), failOn };
+  switch (format) {
+    case 'json':
+      return `${JSON.stringify(report, null, 2)}\n`;
+    case 'sarif':
+      return renderSarif(report, opts);
+    case 'github':
+      return renderGithubAnnotations(report, opts);
+    case 'markdown':
+      return renderAuditMarkdown(report);
+    case 'cyclonedx':
+      return renderCycloneDx(report);
+    default:
+      return renderAuditText(report);
   }
-  return kinds as FindingKind[];
 }
 
-function parseTimeout(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--timeout must be a positive number of seconds, not "${value}"`);
-  return n;
-}
-
-/** The findings that make the exit code 1. */
-export function findings(report: AuditReport, failOn: readonly FindingKind[]): string[] {
-  return failOn.filter((k) => (k === 'run' ? !report.run.success : report.gaps[k].length > 0));
+/** A report saved with --json, to render again without auditing. */
+async function savedReport(file: string): Promise<AuditReport> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new EnvproofError(`cannot read the saved report ${file}: ${errorMessage(err)}`, 'give a file written by envproof audit --json');
+  }
+  const report = value as Partial<AuditReport>;
+  if (report?.schemaVersion !== AUDIT_SCHEMA_VERSION || !Array.isArray(report.components) || !Array.isArray(report.findings)) {
+    throw new EnvproofError(`${file} is not a complete envproof audit report (schema version ${AUDIT_SCHEMA_VERSION})`, 'write it again with envproof audit <dir> --json');
+  }
+  return report as AuditReport;
 }
 
 export function registerAudit(program: Command, setExitCode: SetExitCode): void {
-  program
+  const command = program
     .command('audit')
     .description('Audit one project: declared (D1), installed (D2) and runtime-traced (D3) dependencies, their gaps and metrics')
-    .argument('<dir>', 'the project directory')
-    .addOption(new Option('--ecosystem <name>', 'the project\'s ecosystem').choices(['auto', ...ECOSYSTEM_IDS]).default('auto'))
-    .option('--run <command>', 'shell command to trace instead of the detected entry point')
-    .option('--timeout <seconds>', 'time limit of the traced run', '120')
-    .addOption(new Option('--sandbox <backend>', 'where installs and the traced run happen').choices([...BACKEND_CHOICES]).default('auto'))
-    .option('--fail-on <kinds>', `which findings make the exit code 1 (${FINDING_KINDS.join(',')})`, 'phantom,hidden,run')
-    .addOption(javaAttributionOption())
-    .option('--json', 'print the report as JSON (schema: docs/audit-json.md)')
+    .argument('[dir]', 'the project directory');
+  addSharedOptions(command)
+    .option('--fail-on <kinds>', `which findings make the exit code 1 (${FAIL_ON_KINDS.join(',')})`, DEFAULT_FAIL_ON.join(','))
+    .addOption(new Option('--format <format>', 'what to print').choices([...FORMATS]).default('text'))
+    .option('--json', 'the same as --format json (schema: docs/audit-json.md)')
+    .addOption(new Option('--sbom <format>', 'write a runtime-verified SBOM (docs/sbom.md)').choices(['cyclonedx']))
+    .option('--sarif', 'write SARIF 2.1.0 for code scanning (docs/sarif.md)')
+    .option('--out <file>', 'where --sbom or --sarif go (else standard output); without them, where --format goes')
+    .option('--from <report.json>', 'render a report saved with --json instead of auditing again')
     .option('--keep', 'keep the work directory and print its path')
-    .option('-q, --quiet', 'no progress messages')
-    .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error.')
-    .action(async (dir: string, o: { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: JavaAttribution; json?: boolean; keep?: boolean; quiet?: boolean }) => {
-      const failOn = parseFailOn(o.failOn);
-      const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
-      // Loaded on use, so other commands start without the audit machinery.
-      const { runAudit } = await import('../audit/audit.js');
-      let report: AuditReport;
-      try {
-        report = await runAudit({
-          dir,
-          ecosystem: o.ecosystem as never,
-          run: o.run,
-          timeoutSec: parseTimeout(o.timeout),
-          keep: Boolean(o.keep),
-          sandbox: o.sandbox,
-          tracedView: tracedViewOf(o.javaAttribution),
-          progress,
-        });
-      } catch (err) {
-        if (o.json && err instanceof EnvproofError) {
-          const step = err instanceof StepFailedError ? { step: err.step, class: err.failureClass, output: err.output } : {};
-          process.stdout.write(`${JSON.stringify({ schemaVersion: AUDIT_SCHEMA_VERSION, error: { message: err.message, hint: err.hint, ...step } }, null, 2)}\n`);
-        }
-        if (err instanceof StepFailedError) {
-          throw new EnvproofError(`${err.step} failed (${err.failureClass}): ${err.message}`, err.hint, err.output);
-        }
-        throw err;
+    .addHelpText('after', `\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error.${CONFIG_HELP}`)
+    .action(async (dir: string | undefined, o: AuditCliOptions, cmd: Command) => {
+      const format: Format = o.json ? 'json' : o.format;
+      if (o.sbom && o.sarif) {
+        throw new UsageError('--sbom and --sarif write one document each', 'save the report once with --json --out report.json, then render each with --from report.json');
       }
-      process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderAuditText(report));
-      setExitCode(findings(report, failOn).length ? EXIT_FINDINGS : EXIT_CLEAN);
+      const document = o.sbom ?? (o.sarif ? 'sarif' : undefined);
+      if (document && !o.out && cmd.getOptionValueSource('format') === 'cli') {
+        throw new UsageError(`--${o.sbom ? 'sbom' : 'sarif'} without --out takes standard output; --format needs it too`, 'write the document to a file with --out');
+      }
+      if (!dir && !o.from) throw new UsageError('give the project directory to audit (or --from <report.json>)');
+      let report: AuditReport;
+      let failOn = parseFailOn(o.failOn);
+      if (o.from) {
+        report = await savedReport(o.from);
+      } else {
+        const settings = await resolveSettings(dir!, o, cmd);
+        if (settings.failOn && cmd.getOptionValueSource('failOn') !== 'cli') failOn = settings.failOn;
+        // Loaded on use, so other commands start without the audit machinery.
+        const { runAudit } = await import('../audit/audit.js');
+        try {
+          report = await runAudit({ ...settings.audit, keep: Boolean(o.keep), progress: settings.progress });
+        } catch (err) {
+          if (format === 'json' && err instanceof EnvproofError) {
+            const step = err instanceof StepFailedError ? { step: err.step, class: err.failureClass, output: err.output } : {};
+            process.stdout.write(`${JSON.stringify({ schemaVersion: AUDIT_SCHEMA_VERSION, error: { message: err.message, hint: err.hint, ...step } }, null, 2)}\n`);
+          }
+          if (err instanceof StepFailedError) {
+            throw new EnvproofError(`${err.step} failed (${err.failureClass}): ${err.message}`, err.hint, err.output);
+          }
+          throw err;
+        }
+      }
+      if (document) {
+        const text = render(document, report, failOn);
+        if (o.out) await writeFile(o.out, text);
+        else process.stdout.write(text);
+      }
+      if (!document || o.out) {
+        const text = render(format, report, failOn);
+        if (!document && o.out) await writeFile(o.out, text);
+        else process.stdout.write(text);
+      }
+      setExitCode(failingKinds(report.findings, report.runs.every((r) => r.success), failOn).length ? EXIT_FINDINGS : EXIT_CLEAN);
     });
 }

@@ -1,6 +1,6 @@
 import type { AuditReport, LayerEntry } from '../audit/report.js';
 
-function fmt(x: number | null, digits = 2): string {
+export function formatRate(x: number | null, digits = 2): string {
   return x === null ? 'n/a' : x.toFixed(digits);
 }
 
@@ -24,6 +24,22 @@ function gapLine(label: string, names: string[], meaning: string): string {
   return `  ${label.padEnd(11)} ${String(names.length).padStart(3)}  ${names.length ? names.join(', ') : '-'}${names.length ? `\n${' '.repeat(19)}(${meaning})` : ''}`;
 }
 
+/** The phantoms by what to do about them, when the ecosystem read the code's static imports. */
+function phantomSplit(r: AuditReport): string[] {
+  const phantoms = r.findings.filter((f) => f.kind === 'phantom' && f.phantom);
+  if (!phantoms.length) return [];
+  const unused = phantoms.filter((f) => f.phantom === 'unused').map((f) => f.name);
+  const notTraced = phantoms.filter((f) => f.phantom === 'not-traced');
+  const out: string[] = [];
+  const pad = ' '.repeat(19);
+  if (unused.length) out.push(`${pad}unused, nothing imports it (remove): ${unused.join(', ')}`);
+  if (notTraced.length) {
+    out.push(`${pad}imported by the code, not loaded: ${notTraced.map((f) => `${f.name} (${f.importedAt?.[0] ?? ''})`).join(', ')}`);
+    out.push(`${pad}  (${notTraced[0]!.advice})`);
+  }
+  return out;
+}
+
 /** The readable audit report. */
 export function renderAuditText(r: AuditReport): string {
   const m = r.metrics;
@@ -36,16 +52,17 @@ export function renderAuditText(r: AuditReport): string {
   out.push('');
   out.push('Gaps');
   out.push(gapLine('phantom', r.gaps.phantom, 'declared but never loaded: D1 \\ D3'));
+  out.push(...phantomSplit(r));
   out.push(gapLine('hidden', r.gaps.hidden, 'loaded but not declared: D3 \\ D1'));
   out.push(gapLine('bloat', r.gaps.bloat, 'installed but never loaded: D2 \\ D3'));
   out.push(gapLine('transitive', r.gaps.transitive, 'installed but not declared: D2 \\ D1'));
   out.push('');
   out.push('Metrics');
-  out.push(`  inflation ${fmt(m.inflation)}   phantom rate ${fmt(m.phantomRate)}   hidden rate ${fmt(m.hiddenRate)}   bloat rate ${fmt(m.bloatRate)}`);
-  out.push(`  precision ${fmt(m.precision)}   recall ${fmt(m.recall)}   F1 ${fmt(m.f1)}`);
+  out.push(`  inflation ${formatRate(m.inflation)}   phantom rate ${formatRate(m.phantomRate)}   hidden rate ${formatRate(m.hiddenRate)}   bloat rate ${formatRate(m.bloatRate)}`);
+  out.push(`  precision ${formatRate(m.precision)}   recall ${formatRate(m.recall)}   F1 ${formatRate(m.f1)}`);
   if (r.paperCompatible) {
     const pm = r.paperCompatible.metrics;
-    out.push(`  paper-compatible (D2 := D1, as the paper defines it for C++): inflation ${fmt(pm.inflation)}   bloat rate ${fmt(pm.bloatRate)}`);
+    out.push(`  paper-compatible (D2 := D1, as the paper defines it for C++): inflation ${formatRate(pm.inflation)}   bloat rate ${formatRate(pm.bloatRate)}`);
   }
   const alternatives = Object.entries(r.alternatives);
   if (alternatives.length) {
@@ -56,7 +73,7 @@ export function renderAuditText(r: AuditReport): string {
       const g = r.alternativeMetrics[name]!.gaps;
       out.push(`  ${name}: ${deps.map((d) => d.name).join(', ') || '(none)'}`);
       out.push(`    phantom ${g.phantom.join(', ') || '-'}; hidden ${g.hidden.join(', ') || '-'}`);
-      out.push(`    precision ${fmt(am.precision)}   recall ${fmt(am.recall)}   F1 ${fmt(am.f1)}   phantom rate ${fmt(am.phantomRate)}   hidden rate ${fmt(am.hiddenRate)}`);
+      out.push(`    precision ${formatRate(am.precision)}   recall ${formatRate(am.recall)}   F1 ${formatRate(am.f1)}   phantom rate ${formatRate(am.phantomRate)}   hidden rate ${formatRate(am.hiddenRate)}`);
     }
   }
   const other = Object.entries(r.otherDeclared).filter(([, v]) => v.length);
@@ -70,14 +87,22 @@ export function renderAuditText(r: AuditReport): string {
     out.push('Manifest entries not counted');
     for (const s of r.skipped) out.push(`  ${s.raw}  [${s.reason}${s.detail ? `: ${s.detail}` : ''}]${s.source ? `  at ${s.source}` : ''}`);
   }
+  const unpinned = r.findings.filter((f) => f.kind === 'unpinned');
+  if (unpinned.length) {
+    out.push('');
+    out.push(`Unpinned (declared without one exact version): ${unpinned.map((f) => `${f.name}${f.version ? ` (installed ${f.version})` : ''}`).join(', ')}`);
+  }
+  const ignored = r.findings.filter((f) => f.ignored);
+  if (ignored.length) out.push(`Ignored by the configuration: ${ignored.map((f) => `${f.name} (${f.kind})`).join(', ')}`);
   out.push('');
-  const run = r.run;
-  const status = run.timedOut ? 'timed out' : run.success ? 'succeeded' : run.signal ? `killed by ${run.signal}` : `failed with exit code ${run.exitCode}`;
-  out.push(`Run: ${run.command}  (${run.reason})`);
-  out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, traced with the network off`);
-  if (!run.success && run.outputTail.trim()) {
-    out.push('  last output:');
-    for (const l of run.outputTail.trimEnd().split('\n').slice(-10)) out.push(`    ${l}`);
+  for (const run of r.runs) {
+    const status = run.timedOut ? 'timed out' : run.success ? 'succeeded' : run.signal ? `killed by ${run.signal}` : `failed with exit code ${run.exitCode}`;
+    out.push(`Run: ${run.command}  (${run.reason})`);
+    out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, traced with the network off`);
+    if (!run.success && run.outputTail.trim()) {
+      out.push('  last output:');
+      for (const l of run.outputTail.trimEnd().split('\n').slice(-10)) out.push(`    ${l}`);
+    }
   }
   const p = r.phasesMs;
   out.push(`Time: prepare ${p.prepare} ms, install ${p.install} ms, build ${p.build} ms, run ${p.run} ms, reading the trace ${p.tracing} ms, analysis ${p.analysis} ms`);
