@@ -3,6 +3,7 @@ import { registerAudit } from './audit.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnv } from './env.js';
 import { registerExport } from './export.js';
+import { registerFix } from './fix.js';
 import { registerImport } from './import.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
@@ -17,6 +18,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerDoctor(program, setExitCode);
   registerEnv(program, setExitCode);
   registerExport(program, setExitCode);
+  registerFix(program, setExitCode);
   registerImport(program, setExitCode);
   registerReport(program, setExitCode);
   registerRun(program, setExitCode);
