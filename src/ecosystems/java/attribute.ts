@@ -19,7 +19,7 @@ async function javaHome(ctx: AuditContext): Promise<string | undefined> {
 }
 
 /** Class file name → the copied dependency jar (path as seen inside) that holds it. */
-async function dependencyClassIndex(ctx: AuditContext): Promise<Map<string, string>> {
+export async function dependencyClassIndex(ctx: AuditContext): Promise<Map<string, string>> {
   const inside = javaLayout(ctx).dependencyJars;
   const hostDir = ctx.sandbox.toHost(inside);
   const index = new Map<string, string>();
