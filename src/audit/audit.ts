@@ -195,7 +195,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     const gaps = gapSets(d1, d2, d3);
 
     opts.progress('reading package facts and static imports');
-    const facts = await optional(module.componentFacts?.(ctx, install), 'package facts for the SBOM', notes);
+    const facts = await optional(module.componentFacts?.(ctx, install, attribution), 'package facts for the SBOM', notes);
     const staticImports = await optional(module.staticImports?.(ctx, install, attribution), 'static imports', notes);
     const components = buildComponents({
       declared: declared.declared,

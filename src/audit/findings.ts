@@ -39,10 +39,11 @@ function phantom(name: string, input: FindingInput): Omit<Finding, 'kind' | 'nam
     return { ...base, advice: `declared in ${input.manifest} but never loaded by the traced run: remove it if nothing needs it, or ${RUN_MORE}` };
   }
   const sites = input.staticImports.imports[name];
-  if (!sites?.length) {
+  if (!sites) {
     return { ...base, phantom: 'unused', advice: `declared in ${input.manifest}, never loaded, and nothing in the code imports it: remove it (envproof fix --remove-phantom)` };
   }
-  const advice = input.staticImports.notTracedAdvice ?? `the code imports it (${sites.slice(0, 3).join(', ')}) on a path the traced run did not take: ${RUN_MORE}`;
+  const where = sites.length ? ` (${sites.slice(0, 3).join(', ')})` : '';
+  const advice = input.staticImports.notTracedAdvice ?? `the code imports it${where} on a path the traced run did not take: ${RUN_MORE}`;
   return { ...base, phantom: 'not-traced', importedAt: sites, advice };
 }
 

@@ -94,7 +94,7 @@ export interface EcosystemModule {
   /** Whether a declared dependency pins one version (default: it has a `version`, which D1 sets for exact pins only). */
   isPinned?(dep: Dependency): boolean;
   /** SBOM facts about the installed packages (package URL, hashes, dependency graph), while the environment exists. */
-  componentFacts?(ctx: AuditContext, install: InstallResult): Promise<ComponentFacts>;
+  componentFacts?(ctx: AuditContext, install: InstallResult, attribution: AttributionResult): Promise<ComponentFacts>;
   /** What the project's code imports, read statically: splits phantoms into unused and imported-but-not-traced. */
   staticImports?(ctx: AuditContext, install: InstallResult, attribution: AttributionResult): Promise<StaticImports>;
   /** Surgical edits of the manifest for `envproof fix`, and the manifest lines of declarations for SARIF. */
