@@ -58,8 +58,9 @@ export function registerFix(program: Command, setExitCode: SetExitCode): void {
       const dryRun = Boolean(o.dryRun);
       const result = await runFix({ audit: { ...settings.audit, keep: false, progress: settings.progress }, dryRun, pin: Boolean(o.pin), removePhantom: Boolean(o.removePhantom) });
       if (o.json) {
-        const { before, after, ...rest } = result;
-        process.stdout.write(`${JSON.stringify({ ...rest, before: counts(before), ...(after ? { after: counts(after), findings: after.findings } : {}) }, null, 2)}\n`);
+        const { outcome, plan, ...rest } = result;
+        const json = { applied: outcome.applied, refused: outcome.refused, kept: plan.kept, files: outcome.changes.map((c) => c.file), ...rest };
+        process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
       } else {
         process.stdout.write(result.diff);
         process.stderr.write(summary(result, dryRun));

@@ -25,6 +25,9 @@ export function planFix(report: AuditReport, declared: DeclaredResult, flags: Fi
   const identity = (name: string, version: string | undefined) =>
     report.layers.installed.find((d) => d.name === name && d.version === version)?.id ??
     report.layers.traced.find((d) => d.name === name && d.version === version)?.id;
+  const removed = new Set(
+    flags.removePhantom ? report.findings.filter((f) => f.kind === 'phantom' && !f.ignored && f.phantom !== 'not-traced').map((f) => f.name) : [],
+  );
   for (const f of report.findings) {
     if (f.ignored) {
       if (['hidden', 'unpinned', 'phantom'].includes(f.kind)) keep(f.name, f.kind, 'ignored by the configuration');
@@ -36,9 +39,9 @@ export function planFix(report: AuditReport, declared: DeclaredResult, flags: Fi
         const id = identity(f.name, f.version);
         plan.edits.push({ kind: 'add', name: f.name, version: f.version, ...(id ? { id } : {}) });
       }
-    } else if (f.kind === 'unpinned' && flags.pin) {
+    } else if (f.kind === 'unpinned' && flags.pin && !removed.has(f.name)) {
       const dependency = declaredEntry(f.name);
-      if (!f.version) keep(f.name, f.kind, 'it was not installed, so there is no version to pin');
+      if (!f.version) keep(f.name, f.kind, 'the package manager reported no installed version to pin it to');
       else if (dependency) plan.edits.push({ kind: 'pin', dependency, version: f.version });
     } else if (f.kind === 'phantom' && flags.removePhantom) {
       const dependency = declaredEntry(f.name);
