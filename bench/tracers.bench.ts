@@ -86,7 +86,7 @@ const MODES: readonly Mode[] = ['native', 'strace', 'fast'];
 
 async function once(p: PreparedAudit, mode: Mode): Promise<number> {
   const t0 = performance.now();
-  const r = mode === 'native' ? await p.sandbox.exec(p.request) : (await traceRun(p.sandbox, p.request, mode)).run;
+  const r = mode === 'native' ? await p.sandbox.exec(p.requests[0]!) : (await traceRun(p.sandbox, p.requests[0]!, mode)).run;
   const ms = performance.now() - t0;
   if (r.exitCode !== 0) throw new Error(`${mode} run failed (${r.exitCode}): ${r.stderr.slice(-2000)}`);
   return ms;

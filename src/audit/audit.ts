@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { DeclaredResult, EcosystemId } from '../core/types.js';
+import type { DeclaredResult, Dependency, EcosystemId } from '../core/types.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError, UsageError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
@@ -13,14 +13,19 @@ import { measureOverhead } from './overhead.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit, type PhaseTimes, type RunOutcome } from './report.js';
 import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
+import { buildComponents, pathShower } from './components.js';
+import { buildFindings, type IgnoreLists } from './findings.js';
+import { sourceLocation, type ManifestLocation } from '../ecosystems/outputs.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { shellCommandLine } from '../core/shell.js';
 
 export interface AuditOptions {
   dir: string;
   ecosystem: EcosystemId | 'auto';
-  /** A shell command to trace instead of the ecosystem's default entry point. */
-  run?: string;
+  /** Shell commands to trace instead of the ecosystem's default entry point; D3 is the union of their traces. */
+  run?: string[];
+  /** Per finding kind, package names reported but not counted as findings (the configuration's `ignore`). */
+  ignore?: IgnoreLists;
   timeoutSec: number;
   keep: boolean;
   sandbox: BackendChoice;
@@ -115,6 +120,28 @@ async function entryPoint(module: EcosystemModule, ctx: AuditContext, install: I
   }
 }
 
+/** What the outputs add to the audit is never worth failing it for: a failure becomes a note. */
+async function optional<T>(work: Promise<T> | undefined, what: string, notes: string[]): Promise<T | undefined> {
+  try {
+    return await work;
+  } catch (err) {
+    if (!(err instanceof EnvproofError)) throw err;
+    notes.push(`${what} could not be read: ${err.message}`);
+    return undefined;
+  }
+}
+
+/** Where each declaration is written: the ecosystem's editor knows; else the `file:line` of its source. */
+async function declarationLocations(module: EcosystemModule, projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
+  if (module.manifestEditor) return module.manifestEditor.locate(projectDir, declared);
+  const out: Record<string, ManifestLocation> = {};
+  for (const d of declared.declared) {
+    const at = sourceLocation(d.source);
+    if (at && !out[d.name]) out[d.name] = at;
+  }
+  return out;
+}
+
 /** Adds each phase's wall time as the audit moves from one to the next. */
 class PhaseClock {
   readonly phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, tracing: 0, analysis: 0, overhead: 0 };
@@ -137,10 +164,10 @@ export interface PreparedAudit {
   sandboxInfo: AuditReport['sandbox'];
   ctx: AuditContext;
   install: InstallResult;
-  choice: RunChoice;
+  /** The commands to trace (the entry point, or each `--run`), and what each traced run is given. */
+  choices: RunChoice[];
+  requests: TraceRequest[];
   notes: string[];
-  /** What the traced runs are given. */
-  request: TraceRequest;
   /** Removes the sandbox and, unless kept, the work directory. */
   close(): Promise<void>;
 }
@@ -229,9 +256,11 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
     }
     clock.lap('build');
 
-    const choice = opts.run ? module.userRun(opts.run, ctx, install) : await entryPoint(module, ctx, install, work.project);
-    const request: TraceRequest = { argv: choice.argv, cwd: ctx.projectDir, env: choice.env, timeoutMs: ctx.timeoutMs, network: false };
-    return { module, projectDir, declared, own, sandbox, sandboxInfo, ctx, install, choice, notes, request, close };
+    const choices = opts.run?.length
+      ? opts.run.map((command) => module.userRun(command, ctx, install))
+      : [await entryPoint(module, ctx, install, work.project)];
+    const requests = choices.map((c): TraceRequest => ({ argv: c.argv, cwd: ctx.projectDir, env: c.env, timeoutMs: ctx.timeoutMs, network: false }));
+    return { module, projectDir, declared, own, sandbox, sandboxInfo, ctx, install, choices, requests, notes, close };
   } catch (err) {
     const reported = sandbox && err instanceof StepFailedError ? await withKeptFiles(err, sandbox, opts.keep) : err;
     await close();
@@ -239,33 +268,56 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
   }
 }
 
-/** One audit: D1 from the manifest, D2 from a fresh install, D3 from a traced run, then gaps and metrics. */
+/** Traces one command; with `whileRunning`, the program serves until that settles and is then stopped. */
+async function traceOne(p: PreparedAudit, i: number, opts: AuditOptions, clock: PhaseClock): Promise<{ run: RunOutcome; files: Set<string>; notes: string[] }> {
+  const choice = p.choices[i]!;
+  opts.progress(`tracing ${choice.display ?? shellCommandLine(choice.argv)} (${choice.reason})`);
+  const stop = new AbortController();
+  const tracing = traceRun(p.sandbox, { ...p.requests[i]!, signal: stop.signal }, opts.tracer);
+  if (opts.whileRunning) {
+    const ended = tracing.then(() => undefined, () => undefined);
+    try {
+      await opts.whileRunning({ ended });
+    } finally {
+      stop.abort();
+      await ended;
+    }
+  }
+  const trace = await asInfrastructure(tracing);
+  // The program's own time is `run`; the rest of this step (reading the log, reaping leftovers) is `tracing`.
+  const before = clock.phases.run;
+  clock.lap('run');
+  const tracingMs = Math.max(0, clock.phases.run - before - Math.round(trace.run.durationMs));
+  clock.phases.tracing += tracingMs;
+  clock.phases.run -= tracingMs;
+  const run: RunOutcome = { ...outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs), opts.outputTailBytes ?? OUTPUT_TAIL_BYTES), tracer: trace.tracer };
+  const which = p.choices.length > 1 ? `run ${i + 1} (${run.command})` : 'the program';
+  const notes = [...trace.notes, ...(await keepNamedFiles(run.outputTail, p.sandbox, opts.keep))];
+  if (run.isolation.shortfall) notes.push(`${which}: the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);
+  if (!run.started) notes.push(`${which} never started (${run.notStarted})`);
+  else if (opts.whileRunning) notes.push(`${which} served while envproof exercised it, then was stopped`);
+  else if (run.timedOut) notes.push(`${which} was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
+  else if (!run.success) notes.push(`${which} did not exit with 0: D3 holds what it loaded before it failed`);
+  return { run, files: run.started ? trace.files : new Set(), notes };
+}
+
+/** One audit: D1 from the manifest, D2 from a fresh install, D3 from the traced runs, then gaps, metrics and findings. */
 export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
   const clock = new PhaseClock();
   const phases = clock.phases;
   const p = await prepareAudit(opts, clock);
-  const { module, declared, own, sandbox, choice, notes, install } = p;
+  const { module, declared, own, sandbox, notes, install } = p;
   try {
-    opts.progress(`tracing ${choice.display ?? shellCommandLine(choice.argv)} (${choice.reason})`);
-    const stop = new AbortController();
-    const tracing = traceRun(sandbox, { ...p.request, signal: stop.signal }, opts.tracer);
-    if (opts.whileRunning) {
-      const ended = tracing.then(() => undefined, () => undefined);
-      try {
-        await opts.whileRunning({ ended });
-      } finally {
-        stop.abort();
-        await ended;
-      }
+    const runs: RunOutcome[] = [];
+    const tracedFiles = new Set<string>();
+    for (let i = 0; i < p.choices.length; i++) {
+      const traced = await traceOne(p, i, opts, clock);
+      runs.push(traced.run);
+      notes.push(...traced.notes);
+      for (const f of traced.files) tracedFiles.add(f);
     }
-    const trace = await asInfrastructure(tracing);
-    clock.lap('run');
-    phases.tracing = Math.max(0, phases.run - Math.round(trace.run.durationMs));
-    phases.run -= phases.tracing;
-    notes.push(...trace.notes);
-    const run: RunOutcome = { ...outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs), opts.outputTailBytes ?? OUTPUT_TAIL_BYTES), tracer: trace.tracer };
-    notes.push(...(await keepNamedFiles(run.outputTail, sandbox, opts.keep)));
-    if (run.isolation.shortfall) notes.push(`the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);
+    const started = runs.filter((r) => r.started);
+    if (p.choices.length > 1 && started.length) notes.push(`D3 is the union of the ${started.length} traced commands that started`);
     if (own.size) notes.push(`${[...own].sort().join(', ')} ${own.size === 1 ? 'is' : 'are'} the project itself: not counted as a dependency in any layer`);
 
     const layers: Layers = {
@@ -276,28 +328,52 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       buildTools: { declared: declared.buildTools ?? [], found: install.buildTools ?? [] },
     };
     let evidence: Record<string, string[]> = {};
-    if (run.started) {
+    let attribution: AttributionResult | undefined;
+    if (started.length) {
       opts.progress('attributing traced files to packages (D3)');
-      const attribution: AttributionResult = await module.attribute(trace.files, p.ctx, install);
+      attribution = await module.attribute(tracedFiles, p.ctx, install);
       const view = opts.tracedView?.[module.id];
       const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
       if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
       if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
-      if (opts.whileRunning) notes.push('the program served while envproof exercised it, then was stopped');
-      else if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
-      else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
       layers.traced = withoutOwn(tracedLayer, own);
       layers.alternatives = Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, withoutOwn(v, own)]));
       evidence = Object.fromEntries(Object.entries(attribution.evidence).filter(([name]) => !own.has(name)));
     } else {
-      notes.push(`the program never started (${run.notStarted}): D3 is unknown, so no gap or metric that needs it is reported`);
+      notes.push('no traced command started: D3 is unknown, so no gap or metric that needs it is reported');
     }
+    const measured = measure(layers, module.id);
+
+    opts.progress('reading package facts and static imports');
+    const facts = attribution ? await optional(module.componentFacts?.(p.ctx, install, attribution), 'package facts for the SBOM', notes) : undefined;
+    const staticImports = attribution ? await optional(module.staticImports?.(p.ctx, install, attribution), 'static imports', notes) : undefined;
+    const tracedLayer = (layers.traced ?? []) as AttributionResult['traced'];
+    const components = buildComponents({
+      declared: layers.declared,
+      installed: layers.installed,
+      traced: tracedLayer,
+      ...(facts ? { facts } : {}),
+      showPath: pathShower(p.ctx.projectDir, p.ctx.envDir),
+    });
+    const isPinned = module.isPinned ?? ((d: Dependency) => d.version !== undefined);
+    const findings = buildFindings({
+      manifest: declared.manifest,
+      declared: layers.declared,
+      installed: layers.installed,
+      traced: tracedLayer,
+      gaps: measured.gaps,
+      unpinned: [...new Set(layers.declared.filter((d) => !isPinned(d)).map((d) => d.name))],
+      locations: await declarationLocations(module, p.projectDir, declared),
+      ...(staticImports ? { staticImports } : {}),
+      ...(opts.ignore ? { ignore: opts.ignore } : {}),
+    });
     clock.lap('analysis');
-    if (opts.overhead && run.started) {
+    const first = runs[0]!;
+    if (opts.overhead && first.started) {
       opts.progress(`measuring the tracer's overhead: ${opts.overhead} untraced and ${opts.overhead} traced runs`);
-      const measured = await measureOverhead(sandbox, p.request, opts.tracer, opts.overhead);
-      run.overhead = measured.overhead;
-      notes.push(...measured.notes);
+      const overhead = await measureOverhead(sandbox, p.requests[0]!, opts.tracer, opts.overhead);
+      first.overhead = overhead.overhead;
+      notes.push(...overhead.notes);
       clock.lap('overhead');
     }
     const report: AuditReport = {
@@ -312,8 +388,13 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       skipped: declared.skipped,
       ownPackages: [...own].sort(),
       buildTools: { declared: layer(declared.buildTools ?? []), found: layer(install.buildTools ?? []) },
-      ...measure(layers, module.id),
-      run,
+      ...measured,
+      run: first,
+      runs,
+      components,
+      componentNotes: facts?.notes ?? [],
+      ...(staticImports ? { staticImports: { method: staticImports.method, imports: staticImports.imports, notes: staticImports.notes } } : {}),
+      findings,
       evidence,
       install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },
       notes,

@@ -4,6 +4,7 @@ import { registerDoctor } from './doctor.js';
 import { registerEnv } from './env.js';
 import { registerEvaluate, registerEvaluateFeature } from './evaluate.js';
 import { registerExport } from './export.js';
+import { registerFix } from './fix.js';
 import { registerImport } from './import.js';
 import { registerJudge } from './judge.js';
 import { registerReport } from './report.js';
@@ -22,6 +23,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerEvaluate(program, setExitCode);
   registerEvaluateFeature(program, setExitCode);
   registerExport(program, setExitCode);
+  registerFix(program, setExitCode);
   registerImport(program, setExitCode);
   registerJudge(program, setExitCode);
   registerReport(program, setExitCode);

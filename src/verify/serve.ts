@@ -203,7 +203,7 @@ export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
     const audit = await runAudit({
       dir: opts.dir,
       ecosystem: opts.language,
-      run: launcher(marker, env, { setup: opts.setup ?? [], command: opts.start ?? 'sh ./run.sh' }, ports.postgres !== undefined ? { dir: pgDir, port: ports.postgres } : undefined),
+      run: [launcher(marker, env, { setup: opts.setup ?? [], command: opts.start ?? 'sh ./run.sh' }, ports.postgres !== undefined ? { dir: pgDir, port: ports.postgres } : undefined)],
       timeoutSec: opts.timeoutSec,
       keep: false,
       sandbox: opts.sandbox,

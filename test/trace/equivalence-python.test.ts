@@ -27,8 +27,8 @@ describeEquivalence({
   },
   timeoutSec: { 'py-hang': 3 },
   async alsoCheck(fixture, p, fast) {
-    const [python, script, ...args] = p.request.argv;
-    const r = await p.sandbox.exec({ ...p.request, argv: [python!, '-c', SYS_MODULES_PROBE, script!, ...args] });
+    const [python, script, ...args] = p.requests[0]!.argv;
+    const r = await p.sandbox.exec({ ...p.requests[0]!, argv: [python!, '-c', SYS_MODULES_PROBE, script!, ...args] });
     if (r.timedOut) return; // a program that never ends has no final sys.modules
     assert.equal(r.exitCode, 0, r.stderr);
     const loaded = r.stdout.trimEnd().split('\n').at(-1)!;

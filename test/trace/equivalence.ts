@@ -47,13 +47,13 @@ export function describeEquivalence(opts: EquivalenceOptions): void {
         const dir = (await opts.source?.(fixture)) ?? path.join(opts.fixtures, fixture);
         const p = await prepareAudit({ dir, ecosystem: opts.ecosystem, sandbox: 'host', timeoutSec: opts.timeoutSec?.[fixture] ?? 60, keep: false, progress: () => {} });
         try {
-          const both = await traceWithBoth(p.sandbox, p.request);
+          const both = await traceWithBoth(p.sandbox, p.requests[0]!);
           assert.equal(both.fastIncomplete, 0, 'the fast tracer missed calls');
           assert.ok(both.strace.size > 0, 'strace saw nothing');
           assert.deepEqual(sorted(both.fast), sorted(both.strace), 'one run, two tracers, different files');
 
-          const fast = await traceRun(p.sandbox, p.request, 'fast');
-          const strace = await traceRun(p.sandbox, p.request, 'strace');
+          const fast = await traceRun(p.sandbox, p.requests[0]!, 'fast');
+          const strace = await traceRun(p.sandbox, p.requests[0]!, 'strace');
           assert.deepEqual([fast.tracer, strace.tracer], ['fast', 'strace']);
           assert.deepEqual(fast.notes, []);
           const fastD3 = await p.module.attribute(fast.files, p.ctx, p.install);

@@ -20,7 +20,7 @@
  */
 import path from 'node:path';
 import type { Dependency } from '../../core/types.js';
-import type { AttributionResult, AuditContext, InstallResult } from '../types.js';
+import type { AttributionResult, AuditContext, InstallResult, TracedDependency } from '../types.js';
 import { Claims, TOOLCHAIN_PACKAGE, withTarget } from './claims.js';
 import { readCodemodel } from './codemodel.js';
 import { cmakeDetails, type CmakeInstallDetails } from './configure.js';
@@ -62,7 +62,7 @@ function headerName(file: string): string | undefined {
 }
 
 interface Layer {
-  deps: Map<string, Dependency>;
+  deps: Map<string, TracedDependency>;
   evidence: Record<string, string[]>;
   /** Every file that was attributed to some dependency. */
   files: string[];
@@ -71,12 +71,14 @@ interface Layer {
 function addTo(layer: Layer, dep: Dependency, file: string): void {
   layer.files.push(file);
   const key = `${dep.name}@${dep.version ?? ''}`;
-  if (!layer.deps.has(key)) layer.deps.set(key, dep);
+  const entry = layer.deps.get(key) ?? { ...dep, files: [] };
+  if (!entry.files!.includes(file)) entry.files!.push(file);
+  layer.deps.set(key, entry);
   const list = (layer.evidence[dep.name] ??= []);
   if (list.length < EVIDENCE_PER_NAME && !list.includes(file)) list.push(file);
 }
 
-function sorted(layer: Layer): Dependency[] {
+function sorted(layer: Layer): TracedDependency[] {
   return [...layer.deps.values()].sort((a, b) => a.name.localeCompare(b.name) || (a.version ?? '').localeCompare(b.version ?? ''));
 }
 
@@ -181,7 +183,7 @@ export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditConte
   );
   const traced = sorted(runtime);
   const buildLayer = sorted(buildTime);
-  const combined = new Map<string, Dependency>();
+  const combined = new Map<string, TracedDependency>();
   for (const d of [...traced, ...buildLayer]) if (!combined.has(d.name)) combined.set(d.name, d);
   const evidence = { ...runtime.evidence };
   mergeEvidence(evidence, buildTime.evidence);
