@@ -15,7 +15,7 @@ import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
 import { buildComponents, pathShower } from './components.js';
 import { buildFindings, type IgnoreLists } from './findings.js';
-import { sourceLocation, type ManifestLocation } from '../ecosystems/outputs.js';
+import { locationsFromSources, type ManifestLocation } from '../ecosystems/outputs.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { shellCommandLine } from '../core/shell.js';
 
@@ -133,13 +133,7 @@ async function optional<T>(work: Promise<T> | undefined, what: string, notes: st
 
 /** Where each declaration is written: the ecosystem's editor knows; else the `file:line` of its source. */
 async function declarationLocations(module: EcosystemModule, projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
-  if (module.manifestEditor) return module.manifestEditor.locate(projectDir, declared);
-  const out: Record<string, ManifestLocation> = {};
-  for (const d of declared.declared) {
-    const at = sourceLocation(d.source);
-    if (at && !out[d.name]) out[d.name] = at;
-  }
-  return out;
+  return module.manifestEditor ? module.manifestEditor.locate(projectDir, declared) : locationsFromSources(declared);
 }
 
 /** Adds each phase's wall time as the audit moves from one to the next. */
