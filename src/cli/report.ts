@@ -74,6 +74,12 @@ function loadReports(storePath: string, choice: ReportSource | undefined): Aggre
   }
 }
 
+/** Into `dir` when there is one, else to standard output. */
+function emit(text: string, dir: string | undefined, fileName: string): void {
+  if (dir) writeFile(text, dir, fileName);
+  else process.stdout.write(text);
+}
+
 function writeFile(text: string, dir: string, fileName: string): void {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, fileName);
@@ -120,14 +126,13 @@ async function writeReports(reports: readonly AggregateReport[], format: Format,
     const dir = out === undefined ? undefined : several ? path.join(out, report.source) : out;
     switch (format) {
       case 'md':
-        if (dir) writeFile(renderMarkdown(report), dir, 'report.md');
-        else process.stdout.write(renderMarkdown(report));
+        emit(renderMarkdown(report), dir, 'report.md');
         break;
       case 'json':
-        writeFile(renderJson(report), dir!, 'report.json');
+        emit(renderJson(report), dir, 'report.json');
         break;
       case 'html':
-        writeFile(await renderHtml(report), dir!, 'report.html');
+        emit(await renderHtml(report), dir, 'report.html');
         break;
       case 'csv':
         for (const f of writeCsvTables(report, dir!)) process.stderr.write(`wrote ${f}\n`);
