@@ -4,11 +4,14 @@ import { AUDIT_SCHEMA_VERSION, type AuditReport } from '../audit/report.js';
 import { EnvproofError, errorMessage } from '../core/errors.js';
 
 export async function readSavedReport(file: string): Promise<AuditReport> {
+  const text = await readFile(file, 'utf8').catch((err: unknown) => {
+    throw new EnvproofError(`cannot read the saved report ${file}: ${errorMessage(err)}`, 'give a file written by envproof audit --json');
+  });
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    throw new EnvproofError(`cannot read the saved report ${file}: ${errorMessage(err)}`, 'give a file written by envproof audit --json');
+    value = JSON.parse(text);
+  } catch {
+    throw new EnvproofError(`the saved report ${file} is not JSON`, 'give a file written by envproof audit --json');
   }
   const report = value as Partial<AuditReport> | null;
   if (
