@@ -78,6 +78,10 @@ describe('outputs: Python, pyproject.toml with [tool.envproof]', () => {
     assert.equal(byName.idna.ignored, undefined);
   });
   it('writes a CycloneDX 1.6 SBOM of D2 with evidence on exactly D3', () => checkSbom(a, expected));
+  it('leaves the project\'s own distribution out of the components and their notes', () => {
+    assert.deepEqual(a.report.ownPackages, ['pyproject-fix']);
+    assert.deepEqual(a.report.componentNotes, [], 'every installed distribution has its archive hash');
+  });
   it('writes SARIF 2.1.0, the ignored finding suppressed', () => checkSarif(a, expected));
   it('writes GitHub annotations and a Markdown comment without the ignored finding', () => checkGithubAndMarkdown(a, expected));
 
