@@ -34,6 +34,11 @@ describe('outputs: CMake', () => {
     assert.equal(phantom.ignored, true);
   });
   it('writes a CycloneDX 1.6 SBOM of D2 and D3 with evidence on exactly D3', () => checkSbom(a, expected));
+  it('names the components by their Debian packages, versions in Debian\'s format', () => {
+    const purls = a.report.components.map((c: any) => c.purl).sort();
+    // nlohmann-json3-dev 3.11.2-2 and zlib1g 1:1.2.13.dfsg-1 are bookworm's (dpkg -l).
+    assert.deepEqual(purls, ['pkg:deb/debian/nlohmann-json3-dev@3.11.2-2?arch=amd64', 'pkg:deb/debian/zlib1g@1:1.2.13.dfsg-1?arch=amd64']);
+  });
   it('writes SARIF 2.1.0 with a result per finding on its manifest line', () => checkSarif(a, expected));
   it('writes GitHub annotations and a Markdown comment', () => checkGithubAndMarkdown(a, expected));
 
