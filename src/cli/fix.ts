@@ -55,7 +55,7 @@ export function registerFix(program: Command, setExitCode: SetExitCode): void {
     .option('--pin', 'pin unpinned dependencies to the installed version')
     .option('--remove-phantom', 'remove phantom dependencies that nothing in the code imports')
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', `\nComments, order and formatting outside the changed lines are kept byte for byte.\nExit codes: 0 the re-audit has no findings (or a dry run), 1 findings remain, 2 error.${CONFIG_HELP}`)
+    .addHelpText('after', `\nComments, order and formatting outside the changed lines are kept byte for byte (docs/fix.md).\nExit codes: 0 no failing finding remains (or a dry run), 1 some remain, 2 error.${CONFIG_HELP}`)
     .action(async (dirArg: string | undefined, o: FixCliOptions, cmd: Command) => {
       const before = o.from ? await readSavedReport(o.from) : undefined;
       const dir = dirArg ?? before?.project;
@@ -79,7 +79,9 @@ export function registerFix(program: Command, setExitCode: SetExitCode): void {
         process.stderr.write(summary(result, dryRun));
       }
       const failOn = settings.failOn ?? DEFAULT_FAIL_ON;
-      const remaining = result.after && failingKinds(result.after.findings, result.after.runs.every((r) => r.success), failOn);
+      // When nothing changed, the audit before is the state after: its findings still count.
+      const final = dryRun ? undefined : (result.after ?? result.before);
+      const remaining = final && failingKinds(final.findings, final.runs.every((r) => r.success), failOn);
       setExitCode(remaining?.length ? EXIT_FINDINGS : EXIT_CLEAN);
     });
 }

@@ -3,7 +3,7 @@
  * Nothing is installed here.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -56,5 +56,33 @@ describe('bad input to --from and fix', () => {
     await fails(['fix', '--from', report], /no such directory: \/nonexistent\/elsewhere/);
     await fails(['fix', path.join(root, 'absent'), '--dry-run'], /no such directory: .*absent/);
     await fails(['fix'], /give the project directory to fix/);
+  });
+});
+
+describe('fix with nothing to change', () => {
+  it('exits 1 when a failing finding remains that fix leaves alone (a phantom the code imports)', async () => {
+    const dir = path.join(root, 'kept-phantom');
+    await mkdir(dir);
+    const requirements = 'tabulate==0.9.0\n';
+    await writeFile(path.join(dir, 'requirements.txt'), requirements);
+    await writeFile(path.join(dir, 'main.py'), 'import sys\nif "--table" in sys.argv:\n    import tabulate\n');
+    // A saved report, written by hand: its one finding is a phantom main.py imports behind --table.
+    const report = {
+      schemaVersion: AUDIT_SCHEMA_VERSION,
+      project: dir,
+      ecosystem: 'python',
+      manifest: 'requirements.txt',
+      layers: { declared: [{ name: 'tabulate', version: '0.9.0' }], installed: [{ name: 'tabulate', version: '0.9.0' }], traced: [] },
+      components: [],
+      findings: [{ kind: 'phantom', name: 'tabulate', phantom: 'not-traced', importedAt: ['main.py:3'], location: { file: 'requirements.txt', line: 1 }, advice: 'trace it' }],
+      runs: [{ command: 'python main.py', started: true, success: true }],
+    };
+    const file = path.join(root, 'kept-phantom.json');
+    await writeFile(file, JSON.stringify(report));
+    const r = await runCliAsync(['fix', '--from', file, '--remove-phantom', '--sandbox', 'host']);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /left alone: tabulate \(phantom\): the code imports it \(main\.py:3\)/);
+    assert.match(r.stderr, /nothing to change in the manifest/);
+    assert.equal(await readFile(path.join(dir, 'requirements.txt'), 'utf8'), requirements);
   });
 });
