@@ -116,7 +116,11 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
             warn: (m) => process.stderr.write(`envproof: ${m}\n`),
           });
         } catch (err) {
-          if (format === 'json' && err instanceof EnvproofError) process.stdout.write(failedAuditJson(err, partial));
+          if (format === 'json' && err instanceof EnvproofError) {
+            const text = failedAuditJson(err, partial);
+            if (o.out && !document) await writeFile(o.out, text);
+            else process.stdout.write(text);
+          }
           if (err instanceof StepFailedError) {
             throw new EnvproofError(`${err.step} failed (${err.failureClass}): ${err.message}`, err.hint, err.output);
           }

@@ -44,8 +44,13 @@ describe('bad input to --from and fix', () => {
     await fails(['fix', '--from', sarif, '--dry-run'], /audit\.sarif is not a complete envproof audit report/);
     const old = await write('old.json', JSON.stringify({ schemaVersion: AUDIT_SCHEMA_VERSION - 1, project: root, components: [], findings: [], runs: [] }));
     await fails(['audit', '--from', old], /old\.json is not a complete envproof audit report/);
-    // A failed audit's JSON holds the error and what it had computed, no findings.
-    const failed = await write('failed.json', JSON.stringify({ schemaVersion: AUDIT_SCHEMA_VERSION, project: root, error: { message: 'install failed' } }));
+    // A failed audit's JSON (here: no manifest) goes to --out too; it holds the error and no findings.
+    const empty = path.join(root, 'empty');
+    await mkdir(empty);
+    const failed = path.join(root, 'failed.json');
+    const audit = await runCliAsync(['audit', empty, '--json', '--out', failed, '--sandbox', 'host', '-q']);
+    assert.equal(audit.status, 2, audit.stderr);
+    assert.match(JSON.parse(await readFile(failed, 'utf8')).error.message, /no manifest found/);
     await fails(['fix', '--from', failed], /failed\.json is not a complete envproof audit report/);
   });
 
