@@ -339,7 +339,9 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     const measured = measure(layers, module.id);
 
     opts.progress('reading package facts and static imports');
-    const facts = attribution ? await optional(module.componentFacts?.(p.ctx, install, attribution), 'package facts for the SBOM', notes) : undefined;
+    // The project's own distribution is no component of its SBOM (nor a note about its missing hash).
+    const ownless = { ...install, installed: withoutOwn(install.installed, own) };
+    const facts = attribution ? await optional(module.componentFacts?.(p.ctx, ownless, attribution), 'package facts for the SBOM', notes) : undefined;
     const staticImports = attribution ? await optional(module.staticImports?.(p.ctx, install, attribution), 'static imports', notes) : undefined;
     const tracedLayer = (layers.traced ?? []) as AttributionResult['traced'];
     const components = buildComponents({
