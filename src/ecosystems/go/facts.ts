@@ -6,6 +6,7 @@
 import type { ErrorClass } from '../../protocol/classify.js';
 import type { BaselineQuery } from '../../sandbox/recipes.js';
 import { GO_MANIFEST } from './declared.js';
+import { GO_BUILD_CACHE, goCacheEnv } from './go-env.js';
 import { GO_TOOLCHAIN, installGoToolchain } from './toolchain.js';
 
 /** A tool the host backend needs (`envproof env doctor`): how to ask its version, and how to install it. */
@@ -53,8 +54,8 @@ export const goFacts: EcosystemFacts = {
     baseline: [],
     provision: { id: `${GO_TOOLCHAIN.module}@${GO_TOOLCHAIN.moduleVersion}`, install: installGoToolchain },
   },
-  // Every audit has its own module cache, GOPATH and build cache in its environment directory (go-env.ts).
-  caches: { dirs: [], env: () => ({}) },
+  // Every audit has its own module cache and GOPATH in its environment directory; the build cache is shared (go-env.ts).
+  caches: { dirs: [GO_BUILD_CACHE], env: goCacheEnv },
   doctor: [
     {
       name: 'go',

@@ -41,9 +41,14 @@ export function isModule(value: unknown): value is GoModule {
   return typeof value === 'object' && value !== null && typeof (value as GoModule).Path === 'string';
 }
 
+/** A real version: the build information writes `(devel)` for code built from a directory. */
+function versionOf(m: GoModule): string | undefined {
+  return m.Version && m.Version !== '(devel)' ? m.Version : undefined;
+}
+
 /** A module replaced by a directory: its code is the project's own. */
 export function isDirectoryReplaced(m: GoModule): boolean {
-  return m.Replace !== undefined && !m.Replace.Version;
+  return m.Replace !== undefined && versionOf(m.Replace) === undefined;
 }
 
 /**
@@ -52,11 +57,11 @@ export function isDirectoryReplaced(m: GoModule): boolean {
  */
 export function moduleDependency(m: GoModule, source: string): Dependency {
   const rep = m.Replace;
-  const version = rep ? rep.Version : m.Version;
+  const version = versionOf(rep ?? m);
   return {
     name: m.Path,
     ...(version ? { version } : {}),
-    ...(rep ? { id: `${m.Path} => ${rep.Path}${rep.Version ? ` ${rep.Version}` : ''}` } : {}),
+    ...(rep ? { id: `${m.Path} => ${rep.Path}${versionOf(rep) ? ` ${rep.Version}` : ''}` } : {}),
     source,
   };
 }
