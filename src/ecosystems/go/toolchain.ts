@@ -30,7 +30,7 @@ export async function installGoToolchain(rootDir: string, progress: (message: st
   }
   const { module, moduleVersion, h1, goroot } = GO_TOOLCHAIN;
   const url = `${proxyBaseUrl()}/${module}/@v/${moduleVersion}.zip`;
-  progress(`go: downloading the ${GO_TOOLCHAIN.version} toolchain from ${url}`);
+  progress(`downloading the ${GO_TOOLCHAIN.version} toolchain from ${url}`);
   let zip: Buffer;
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(10 * 60_000) });
