@@ -61,7 +61,7 @@ export const goFacts: EcosystemFacts = {
       name: 'go',
       argv: ['go', 'version'],
       version: /go version go(\S+)/,
-      fix: `only the host backend needs it: install ${GO_TOOLCHAIN.version} (GOTOOLCHAIN=${GO_TOOLCHAIN.version} go version fetches it through the module proxy)`,
+      fix: `put a Go toolchain on the PATH, ${GO_TOOLCHAIN.version} as in the Go environment (the host backend uses it; \`bash scripts/setup.sh\` installs it from the module proxy)`,
     },
   ],
   // vendor/ holds copies of modules, never the project's own code.
