@@ -9,7 +9,8 @@ import { NoEntryPointError } from '../../core/errors.js';
 import type { AuditContext, InstallResult, RunChoice } from '../types.js';
 import { goDirs } from './go-env.js';
 import { goExec, goFailure } from './go-command.js';
-import { buildList, goDetails, hostProjectDir } from './install.js';
+import { hostProjectDir } from '../javascript/host-path.js';
+import { buildList, goDetails } from './install.js';
 import { readGoMod } from './declared.js';
 
 const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';

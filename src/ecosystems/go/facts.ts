@@ -40,7 +40,7 @@ export interface EcosystemFacts {
   normaliseName(raw: string): string;
 }
 
-const RUNTIME = `Go ${GO_TOOLCHAIN.version.replace(/^go/, '').replace(/\.\d+$/, '')} (modules; no newer toolchain is downloaded)`;
+const RUNTIME = `Go ${GO_TOOLCHAIN.language} (modules; no newer toolchain is downloaded)`;
 
 export const goFacts: EcosystemFacts = {
   id: 'go',

@@ -26,7 +26,7 @@ export async function goFailure(step: 'install' | 'build', args: readonly string
       'build-configuration',
       `${old.what} requires go >= ${old.needs}, and the environment's toolchain is go ${old.running} (GOTOOLCHAIN=local: envproof does not download another)`,
       outputTail,
-      `lower the go line of go.mod to ${GO_TOOLCHAIN.version.replace(/^go/, '').replace(/\.\d+$/, '')} or older, or choose module versions that support go ${old.running}`,
+      `lower the go line of go.mod to ${GO_TOOLCHAIN.language} or older, or choose module versions that support go ${old.running}`,
     );
   }
   let failureClass: string = classifyGoFailure(output);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { AuditContext, InstallResult } from '../types.js';
+import { hostProjectDir } from '../javascript/host-path.js';
 import { goExec, goFailure } from './go-command.js';
 import { isDirectoryReplaced, isModule, moduleDependency, parseJsonStream, type GoModule } from './modules.js';
 
@@ -29,12 +30,6 @@ export function goDetails(install: InstallResult): GoInstallDetails {
   const d = install.details as Partial<GoInstallDetails> | undefined;
   if (typeof d?.goMod !== 'string' || !Array.isArray(d.binaries)) throw new Error('Go install details missing: install() did not run');
   return d as GoInstallDetails;
-}
-
-export function hostProjectDir(ctx: AuditContext): string {
-  const dir = ctx.sandbox.toHost(ctx.projectDir);
-  if (!dir) throw new Error(`${ctx.projectDir} is not visible from the host`);
-  return dir;
 }
 
 /** The build list: the main module and directory replacements (the project's own) apart from the rest. */

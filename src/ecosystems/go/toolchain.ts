@@ -15,6 +15,8 @@ import { proxyBaseUrl } from './go-env.js';
 export const GO_TOOLCHAIN = {
   /** What `go version` reports. */
   version: 'go1.26.8',
+  /** The language version it implements: the newest `go` line of go.mod it builds. */
+  language: '1.26',
   module: 'golang.org/toolchain',
   /** One archive per platform; envproof's environments are linux-amd64. */
   moduleVersion: 'v0.0.1-go1.26.8.linux-amd64',
