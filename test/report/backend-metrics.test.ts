@@ -116,7 +116,7 @@ test('a version 2 store is migrated to version 4: the backend_evaluations table 
   assert.deepEqual(store.backendEvaluations(), []);
   store.close();
   const after = new Database(file, { readonly: true });
-  assert.equal(after.pragma('user_version', { simple: true }), 4);
+  assert.equal(after.pragma('user_version', { simple: true }), 5);
   assert.ok(after.prepare("SELECT name FROM sqlite_master WHERE name = 'backend_evaluations'").get());
   after.close();
 });
