@@ -5,6 +5,7 @@ import { registerEnv } from './env.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
 import { registerReport } from './report.js';
+import { registerRepro } from './repro.js';
 import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
 
@@ -19,6 +20,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerExport(program, setExitCode);
   registerImport(program, setExitCode);
   registerReport(program, setExitCode);
+  registerRepro(program, setExitCode);
   registerRun(program, setExitCode);
   registerTasks(program, setExitCode);
 }

@@ -1,0 +1,84 @@
+import { Command, Option } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
+import { FACTORS, type FactorId } from '../repro/types.js';
+import { KIND_IDS } from '../repro/kinds.js';
+import { parseDate } from '../repro/reference.js';
+import type { SetExitCode } from './commands.js';
+import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
+
+function parseFactors(value: string): FactorId[] {
+  if (value === 'all') return [...FACTORS];
+  if (value === 'none') return [];
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const n of names) {
+    if (!FACTORS.includes(n as FactorId)) throw new UsageError(`--vary: unknown factor "${n}"`, `use all, none, or a comma-separated list of ${FACTORS.join(', ')}`);
+  }
+  return [...new Set(names as FactorId[])];
+}
+
+function positive(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, not "${value}"`);
+  return n;
+}
+
+interface ReproFlags {
+  cmd?: string;
+  k: string;
+  vary: string;
+  attribute?: boolean;
+  shim?: boolean;
+  reference?: string;
+  asOf?: string;
+  ecosystem: string;
+  sandbox: BackendChoice;
+  systemPackages?: string;
+  timeout: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export function registerRepro(program: Command, setExitCode: SetExitCode): void {
+  program
+    .command('repro')
+    .description('Do test outcomes reproduce? k fresh re-runs under controlled variation, cause attribution, a pinning shim')
+    .argument('<dir>', 'the project directory')
+    .option('--cmd <command>', 'the test command (shell), e.g. "pytest -q", "npx jest", "node --test", "go test ./..."')
+    .option('--k <n>', 'number of fresh re-runs', '5')
+    .option('--vary <factors>', `what the re-runs vary: all, none, or a list of ${FACTORS.join(',')}`, 'all')
+    .option('--attribute', 'find the causes: a control run with everything pinned, then one factor at a time')
+    .option('--shim', 'also re-run under the pinning shim and report its verdict and overhead')
+    .option('--reference <file>', 'a reference outcome recorded earlier (JSON) instead of a first run')
+    .option('--as-of <date>', 'the date the reference stands for: the first run resolves dependencies as of then; the shim pins clock and index to it')
+    .addOption(new Option('--ecosystem <name>', 'the project\'s ecosystem').choices(['auto', ...KIND_IDS]).default('auto'))
+    .addOption(new Option('--sandbox <backend>', 'where installs and runs happen').choices([...BACKEND_CHOICES]).default('auto'))
+    .option('--system-packages <names>', 'Debian packages to add to the clean environment (comma-separated)')
+    .option('--timeout <seconds>', 'time limit of each test run', '600')
+    .option('--json', 'print the report as JSON (docs/repro.md)')
+    .option('-q, --quiet', 'no progress messages')
+    .addHelpText('after', '\nExit codes: 0 reproducible, 1 flaky or broken, 2 error.')
+    .action(async (dir: string, o: ReproFlags) => {
+      if (!o.cmd) throw new UsageError('repro needs the test command', 'pass --cmd "<test command>"');
+      const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
+      const { runRepro } = await import('../repro/repro.js');
+      const { renderReproText } = await import('../repro/text.js');
+      const report = await runRepro({
+        dir,
+        command: o.cmd,
+        k: positive('--k', o.k),
+        vary: parseFactors(o.vary),
+        attribute: Boolean(o.attribute),
+        shim: Boolean(o.shim),
+        ...(o.reference ? { referenceFile: o.reference } : {}),
+        ...(o.asOf ? { asOf: parseDate(o.asOf, '--as-of') } : {}),
+        ecosystem: o.ecosystem,
+        backend: o.sandbox,
+        systemPackages: (o.systemPackages ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+        timeoutSec: positive('--timeout', o.timeout),
+        progress,
+      });
+      process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderReproText(report));
+      setExitCode(report.verdict === 'reproducible' ? EXIT_CLEAN : EXIT_FINDINGS);
+    });
+}
