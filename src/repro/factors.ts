@@ -129,7 +129,7 @@ export function applyFactor(factor: FactorId, mode: 'varied' | 'pinned', ctx: Fa
       return add(setting(factor, mode, `LANG=LC_ALL=${lang}`));
     }
     case 'clock': {
-      const shiftDays = 400 * (i + 1);
+      const shiftDays = 1000 * (i + 1);
       const faketime = mode === 'pinned' ? faketimeAt(ctx.referenceDate) : `+${shiftDays}d`;
       const expectMs = mode === 'pinned' ? ctx.referenceDate.getTime() : ctx.now.getTime() + shiftDays * DAY_MS;
       shape.clock = { faketime, expectMs };
