@@ -36,6 +36,9 @@ want ip iproute2
 want podman podman
 want runc runc
 want_deb containernetworking-plugins
+# envproof repro's clock variation (test/repro): libfaketime on the host (--sandbox host); the sandboxes add the
+# same Debian package to their environments themselves (a derived environment, built on first use).
+want_deb faketime
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"

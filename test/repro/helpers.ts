@@ -32,5 +32,5 @@ export function assertCause(report: ReproReport, factor: FactorId, category: str
 
 /** The setting a run made for `factor`. */
 export function settingOf(report: ReproReport, role: string, factor: FactorId) {
-  return report.runs.find((r) => r.role === role)?.variation.find((s) => s.factor === factor);
+  return [...report.runs, ...(report.attributionRuns ?? [])].find((r) => r.role === role)?.variation.find((s) => s.factor === factor);
 }
