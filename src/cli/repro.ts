@@ -37,13 +37,42 @@ interface ReproFlags {
   timeout: string;
   json?: boolean;
   quiet?: boolean;
+  corpus?: string;
+  store: string;
+}
+
+async function corpus(o: ReproFlags & { corpus?: string; store: string }, progress: (m: string) => void): Promise<number> {
+  const { runCorpus } = await import('../repro/corpus.js');
+  const { corpusFigures, renderCorpusMarkdown } = await import('../repro/corpus-stats.js');
+  const { ResultsStore } = await import('../store/store.js');
+  const store = ResultsStore.open(o.store);
+  try {
+    const summary = await runCorpus({
+      corpus: o.corpus!,
+      store,
+      k: positive('--k', o.k),
+      vary: parseFactors(o.vary),
+      attribute: true,
+      backend: o.sandbox,
+      systemPackages: (o.systemPackages ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+      timeoutSec: positive('--timeout', o.timeout),
+      progress,
+    });
+    const rows = store.repro().instances(summary.corpus);
+    const figures = corpusFigures(rows);
+    if (summary.skipped.length) progress(`already done in ${o.store}: ${summary.skipped.join(', ')}`);
+    process.stdout.write(o.json ? `${JSON.stringify({ ...summary, instances: rows, figures }, null, 2)}\n` : renderCorpusMarkdown(figures));
+    return rows.every((r) => r.verdict === 'reproducible') ? EXIT_CLEAN : EXIT_FINDINGS;
+  } finally {
+    store.close();
+  }
 }
 
 export function registerRepro(program: Command, setExitCode: SetExitCode): void {
   program
     .command('repro')
     .description('Do test outcomes reproduce? k fresh re-runs under controlled variation, cause attribution, a pinning shim')
-    .argument('<dir>', 'the project directory')
+    .argument('[dir]', 'the project directory (not with --corpus)')
     .option('--cmd <command>', 'the test command (shell), e.g. "pytest -q", "npx jest", "node --test", "go test ./..."')
     .option('--k <n>', 'number of fresh re-runs', '5')
     .option('--vary <factors>', `what the re-runs vary: all, none, or a list of ${FACTORS.join(',')}`, 'all')
@@ -55,12 +84,20 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
     .addOption(new Option('--sandbox <backend>', 'where installs and runs happen').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--system-packages <names>', 'Debian packages to add to the clean environment (comma-separated)')
     .option('--timeout <seconds>', 'time limit of each test run', '600')
+    .option('--corpus <file.jsonl>', 'a corpus of patches on local git repositories (docs/repro.md): each re-run with and without the shim, and its baseline')
+    .option('--store <path>', 'results store the corpus runs go into', 'envproof.db')
     .option('--json', 'print the report as JSON (docs/repro.md)')
     .option('-q, --quiet', 'no progress messages')
     .addHelpText('after', '\nExit codes: 0 reproducible, 1 flaky or broken, 2 error.')
-    .action(async (dir: string, o: ReproFlags) => {
-      if (!o.cmd) throw new UsageError('repro needs the test command', 'pass --cmd "<test command>"');
+    .action(async (dir: string | undefined, o: ReproFlags) => {
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
+      if (o.corpus) {
+        if (dir || o.cmd || o.reference || o.asOf) throw new UsageError('--corpus takes the directories, commands, outcomes and dates from the corpus file', 'leave out <dir>, --cmd, --reference and --as-of');
+        setExitCode(await corpus(o, progress));
+        return;
+      }
+      if (!dir) throw new UsageError('repro needs the project directory', 'envproof repro <dir> --cmd "<test command>", or --corpus <file.jsonl>');
+      if (!o.cmd) throw new UsageError('repro needs the test command', 'pass --cmd "<test command>"');
       const { runRepro } = await import('../repro/repro.js');
       const { renderReproText } = await import('../repro/text.js');
       const report = await runRepro({

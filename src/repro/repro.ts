@@ -22,6 +22,8 @@ export interface ReproOptions {
   shim: boolean;
   /** A reference outcome recorded earlier (file). */
   referenceFile?: string;
+  /** A reference outcome recorded earlier, given directly (the corpus's); `path` says where it came from. */
+  reference?: { recordedAt: Date; outcome: Outcome; path: string };
   /** Without a reference file: the date the reference stands for; its run resolves dependencies as of then. */
   asOf?: Date;
   ecosystem: string;
@@ -60,7 +62,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   const dir = await checkProjectDir(opts.dir);
   const kind = await detectKind(dir, opts.ecosystem);
   const runner = await detectRunner(opts.command, dir);
-  const fileRef = opts.referenceFile ? await readReferenceFile(opts.referenceFile) : undefined;
+  const fileRef = opts.reference ?? (opts.referenceFile ? { ...(await readReferenceFile(opts.referenceFile)), path: opts.referenceFile } : undefined);
   const referenceDate = fileRef?.recordedAt ?? opts.asOf ?? new Date();
   const now = new Date();
   const notes: string[] = [];
@@ -99,7 +101,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   try {
     const runs: RunRecord[] = [];
     if (fileRef) {
-      reference = { source: 'file', path: opts.referenceFile!, recordedAt: referenceDate.toISOString(), outcome: fileRef.outcome };
+      reference = { source: 'file', path: fileRef.path, recordedAt: referenceDate.toISOString(), outcome: fileRef.outcome };
     } else {
       // The default environment; with --as-of, dependencies as they resolved then.
       const refRun = await record('reference', 'reference run', (facts) =>

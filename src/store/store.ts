@@ -9,7 +9,8 @@ import { EnvproofError, errorMessage } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
 import type { TreeEntry, TreeSnapshot } from '../protocol/tree.js';
-import { MIGRATE_V1_TO_V2, MIGRATE_V2_TO_V3, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
+import { MIGRATE_V1_TO_V2, MIGRATE_V2_TO_V3, MIGRATE_V3_TO_V4_REPRO, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
+import { ReproTables } from './repro-tables.js';
 import type { AttemptRecord, RunKey, RunStatus, StoredRun, StoredTask } from './types.js';
 
 export const DEFAULT_STORE = 'envproof.db';
@@ -152,6 +153,7 @@ export class ResultsStore {
         if (version < 1) this.db.exec(SCHEMA_V1);
         if (version < 2) this.db.exec(MIGRATE_V1_TO_V2);
         if (version < 3) this.db.exec(MIGRATE_V2_TO_V3);
+        if (version < 4) this.db.exec(MIGRATE_V3_TO_V4_REPRO);
         if ((this.db.pragma('foreign_key_check') as unknown[]).length > 0) {
           throw new EnvproofError(`${this.file}: migrating the store broke its references; it was left unchanged`);
         }
@@ -341,6 +343,11 @@ export class ResultsStore {
       ...(t.title === null ? {} : { title: t.title }),
       ...(t.complexity === null ? {} : { complexity: t.complexity }),
     }));
+  }
+
+  /** The tables of `envproof repro --corpus` (v4). */
+  repro(): ReproTables {
+    return new ReproTables(this.db);
   }
 
   close(): void {

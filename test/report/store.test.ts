@@ -159,7 +159,7 @@ describe('results store', () => {
     assert.equal(store.attempts({ ...key, taskId: 'p_09' })[0]?.sandbox, 'bwrap');
     store.close();
     const after = new Database(old, { readonly: true });
-    assert.equal(after.pragma('user_version', { simple: true }), 3);
+    assert.equal(after.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     assert.equal((after.pragma('foreign_key_check') as unknown[]).length, 0);
     const ids = after.prepare('SELECT id FROM runs WHERE task_id = ?').get('p_01') as { id: number };
     assert.equal(ids.id, 7);
