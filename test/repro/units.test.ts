@@ -180,3 +180,28 @@ describe('repro inputs', () => {
     assert.deepEqual(ok.outcome, { status: 'fail', exitCode: null, tests: { t: 'failed' } });
   });
 });
+
+describe('repro corpus figures', () => {
+  test('exact McNemar against the binomial by hand', async () => {
+    const { mcnemarExact } = await import('../../src/repro/corpus-stats.js');
+    // b = 5, c = 0: p = 2 · 0.5^5 = 0.0625; b = 3, c = 1: 2 · (1 + 4) / 16 = 0.625.
+    assert.equal(mcnemarExact(5, 0), 0.0625);
+    assert.ok(Math.abs(mcnemarExact(3, 1) - 0.625) < 1e-12);
+    assert.equal(mcnemarExact(0, 0), 1);
+    assert.equal(mcnemarExact(4, 4), 1);
+  });
+
+  test('the drift half-life recovers the one that generated the data, inside its interval', async () => {
+    const { driftHalfLife } = await import('../../src/repro/corpus-stats.js');
+    // Expected drift fraction at age t for a 47-day half-life: 1 − 2^(−t/47), laid out exactly over ages 1..400.
+    const obs = [];
+    for (let t = 1; t <= 400; t++) {
+      const p = 1 - 2 ** (-t / 47);
+      for (let j = 0; j < 10; j++) obs.push({ ageDays: t, drifted: j < Math.round(p * 10) });
+    }
+    const h = driftHalfLife(obs);
+    assert.ok(h.days !== null && Math.abs(h.days - 47) < 3, String(h.days));
+    assert.ok(h.ci![0] < h.days! && h.days! < h.ci![1]);
+    assert.equal(driftHalfLife([{ ageDays: 10, drifted: false }]).days, null);
+  });
+});
