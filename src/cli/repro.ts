@@ -17,6 +17,10 @@ function parseFactors(value: string): FactorId[] {
   return [...new Set(names as FactorId[])];
 }
 
+function listOption(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 function positive(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, not "${value}"`);
@@ -54,7 +58,7 @@ async function corpus(o: ReproFlags & { corpus?: string; store: string }, progre
       vary: parseFactors(o.vary),
       attribute: true,
       backend: o.sandbox,
-      systemPackages: (o.systemPackages ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+      systemPackages: listOption(o.systemPackages),
       timeoutSec: positive('--timeout', o.timeout),
       progress,
     });
@@ -111,7 +115,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
         ...(o.asOf ? { asOf: parseDate(o.asOf, '--as-of') } : {}),
         ecosystem: o.ecosystem,
         backend: o.sandbox,
-        systemPackages: (o.systemPackages ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+        systemPackages: listOption(o.systemPackages),
         timeoutSec: positive('--timeout', o.timeout),
         progress,
       });

@@ -7,6 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EnvproofError } from '../core/errors.js';
+import { PIP_REGISTRY } from '../ecosystems/python/pip.js';
+import { registryUrl } from '../ecosystems/registry.js';
 import { escapeHtml } from '../report/html-escape.js';
 
 interface SimpleFile {
@@ -47,7 +49,7 @@ async function upstreamFiles(upstream: string, project: string): Promise<{ statu
 }
 
 /** Starts the dated index on 127.0.0.1 (a free port); `upstream` must speak PyPI's JSON simple API. */
-export async function startDatedIndex(asOf: Date, upstream = process.env.ENVPROOF_REGISTRY_PIP || 'https://pypi.org/simple/'): Promise<DatedIndex> {
+export async function startDatedIndex(asOf: Date, upstream = registryUrl(PIP_REGISTRY)): Promise<DatedIndex> {
   const pages = new Map<string, Promise<{ status: number; body: string }>>();
   const page = (project: string) => {
     let p = pages.get(project);
@@ -82,6 +84,10 @@ export async function startDatedIndex(asOf: Date, upstream = process.env.ENVPROO
   return {
     url: `http://127.0.0.1:${port}/simple/`,
     asOf: asOf.toISOString(),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
