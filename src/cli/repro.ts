@@ -10,7 +10,7 @@ import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 function parseFactors(value: string): FactorId[] {
   if (value === 'all') return [...FACTORS];
   if (value === 'none') return [];
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = listOption(value);
   for (const n of names) {
     if (!FACTORS.includes(n as FactorId)) throw new UsageError(`--vary: unknown factor "${n}"`, `use all, none, or a comma-separated list of ${FACTORS.join(', ')}`);
   }
