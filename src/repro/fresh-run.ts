@@ -39,17 +39,30 @@ export interface EnvironmentFacts {
   pytestShuffle?: 'randomly' | 'random-order';
 }
 
-/** A sandbox whose installs (the runs with network) get `env` on top of what they ask for. */
-function withInstallEnv(sandbox: Sandbox, env: Record<string, string>): Sandbox {
-  if (Object.keys(env).length === 0) return sandbox;
-  const exec = (req: ExecRequest) => sandbox.exec(req.network ? { ...req, env: { ...req.env, ...env } } : req);
+/** What a dated resolution changes in the install steps (the runs with network): pip's index, npm's `--before`. */
+interface InstallChanges {
+  env: Record<string, string>;
+  /** npm 9 takes `before` only on its command line (from the environment it fails on the string). */
+  npmBefore?: string;
+}
+
+function changed(req: ExecRequest, changes: InstallChanges): ExecRequest {
+  if (!req.network) return req;
+  const npmInstall = changes.npmBefore && req.argv[0] === 'npm' && (req.argv[1] === 'install' || req.argv[1] === 'ci');
+  return { ...req, env: { ...req.env, ...changes.env }, argv: npmInstall ? [...req.argv, `--before=${changes.npmBefore}`] : req.argv };
+}
+
+/** A sandbox whose install steps get `changes`. */
+function withInstallChanges(sandbox: Sandbox, changes: InstallChanges): Sandbox {
+  if (Object.keys(changes.env).length === 0 && !changes.npmBefore) return sandbox;
+  const exec = (req: ExecRequest) => sandbox.exec(changed(req, changes));
   return new Proxy(sandbox, { get: (target, prop) => (prop === 'exec' ? exec : Reflect.get(target, prop, target)) });
 }
 
-async function installEnv(setup: RunSetup, shape: RunShape): Promise<Record<string, string>> {
-  if (!shape.indexDate || !setup.kind.datedResolution.supported) return {};
-  if (setup.kind.datedResolution.how === 'npm-before') return { npm_config_before: shape.indexDate };
-  return { PIP_INDEX_URL: await setup.datedIndexUrl(shape.indexDate) };
+async function installChanges(setup: RunSetup, shape: RunShape): Promise<InstallChanges> {
+  if (!shape.indexDate || !setup.kind.datedResolution.supported) return { env: {} };
+  if (setup.kind.datedResolution.how === 'npm-before') return { env: {}, npmBefore: shape.indexDate };
+  return { env: { PIP_INDEX_URL: await setup.datedIndexUrl(shape.indexDate) } };
 }
 
 /** Wrappers, in one extra directory, of every program the PATH finds: the same tools, found somewhere else. */
@@ -134,7 +147,7 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
     const started = performance.now();
     let install;
     try {
-      install = await setup.kind.install({ ...ctx, sandbox: withInstallEnv(sandbox, await installEnv(setup, plain)) });
+      install = await setup.kind.install({ ...ctx, sandbox: withInstallChanges(sandbox, await installChanges(setup, plain)) });
     } catch (err) {
       if (!(err instanceof StepFailedError) || err instanceof InfrastructureError) throw err;
       const outcome: Outcome = { status: 'install-failed', exitCode: null, note: `${err.message}${err.output ? `\n${err.output.slice(-2000)}` : ''}` };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assertCause, reproFixture, settingOf } from './helpers.js';
+import { startLocalRegistry } from './npm-registry.js';
 
 describe('repro: JavaScript fixtures, one per cause, each attributed', () => {
   test('timezone (node --test, results from its TAP reporter)', async () => {
@@ -32,10 +33,19 @@ describe('repro: JavaScript fixtures, one per cause, each attributed', () => {
     assertCause(r, 'network', 'network', 'registry reachable: failed → passed');
   });
 
-  test('a dependency range that resolves differently by date (npm --before)', async () => {
-    const r = await reproFixture('js-drift', 'npm test', ['dependency-drift'], { asOf: new Date('2021-06-01T00:00:00Z') });
-    assert.equal(r.reference.outcome.status, 'pass', JSON.stringify(r.runs[0]));
-    assertCause(r, 'dependency-drift', 'dependency-drift', 'chalk loads with require: passed → failed');
+  test('a dependency range that resolves differently by date (npm --before, against a registry with real publish times)', async () => {
+    const registry = await startLocalRegistry('drift-dep', { '1.0.0': '2021-01-01T00:00:00.000Z', '2.0.0': '2023-01-01T00:00:00.000Z' });
+    const saved = process.env.ENVPROOF_REGISTRY_NPM;
+    process.env.ENVPROOF_REGISTRY_NPM = registry.url;
+    try {
+      const r = await reproFixture('js-drift', 'npm test', ['dependency-drift'], { asOf: new Date('2022-01-01T00:00:00Z') });
+      assert.equal(r.reference.outcome.status, 'pass', JSON.stringify(r.runs[0]));
+      assertCause(r, 'dependency-drift', 'dependency-drift', 'drift-dep is the major version the code was written for: passed → failed');
+    } finally {
+      if (saved === undefined) delete process.env.ENVPROOF_REGISTRY_NPM;
+      else process.env.ENVPROOF_REGISTRY_NPM = saved;
+      await registry.close();
+    }
   });
 
   test('PATH-dependent tool lookup', async () => {
