@@ -23,7 +23,7 @@ describe('repro: Go fixtures (go test -json), one per cause', () => {
   });
 
   test('PATH-dependent tool lookup', async () => {
-    assertCause(await reproFixture('go-path', 'go test ./...', ['path']), 'path', 'implicit-environment', 'TestGoOnPathIsTheRunningToolchain: passed → failed');
+    assertCause(await reproFixture('go-path', 'go test ./...', ['path']), 'path', 'implicit-environment', 'TestGitFromTheSystem: passed → failed');
   });
 
   test('a date-dependent test: libfaketime cannot shift Go\'s clock, and the report says so', async () => {
