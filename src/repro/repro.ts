@@ -2,7 +2,7 @@
 import { EnvproofError, UsageError } from '../core/errors.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { checkProjectDir } from '../audit/workspace.js';
-import type { BackendChoice } from '../sandbox/index.js';
+import { resolveBackend, type BackendChoice } from '../sandbox/index.js';
 import { attribute } from './attribute.js';
 import { differences, median, reproductionRate, verdictOf } from './compare.js';
 import { startDatedIndex, type DatedIndex } from './dated-index.js';
@@ -127,7 +127,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       project: dir,
       command: opts.command,
       kind: kind.id,
-      sandbox: opts.backend,
+      sandbox: resolveBackend(opts.backend).backend,
       verdict,
       rate,
       k: opts.k,
