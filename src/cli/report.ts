@@ -150,8 +150,15 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
     .option('--out <dir>', 'write files into this folder (required for csv; md/json/html print to stdout without it)')
     .option('--check <verification.csv>', 'compare with published values (the paper\'s results/verification.csv); with --format json print the comparison as JSON')
     .addOption(new Option('--source <source>', 'which runs: envgap-csv (imported), envproof (envproof run) or all (pooled, agents and tasks keyed by source); default: each source present, reported apart').choices([...SOURCE_CHOICES]))
+    .option('--repro', 'the reproducibility tables of `envproof repro --corpus` (md or json) instead of the paper\'s')
     .addHelpText('after', '\nExit codes: 0 report written (or every checked claim matches), 1 a checked claim differs, 2 error.')
-    .action(async (o: ReportOptions) => {
+    .action(async (o: ReportOptions & { repro?: boolean }) => {
+      if (o.repro) {
+        const { writeReproReport } = await import('../repro/corpus-report.js');
+        writeReproReport(o.store, o.format);
+        setExitCode(EXIT_CLEAN);
+        return;
+      }
       // Validate the arguments before the (possibly long) computation.
       const published = o.check === undefined ? undefined : readVerification(o.check);
       if (o.format === 'csv' && o.out === undefined && published === undefined) {
