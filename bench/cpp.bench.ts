@@ -1,9 +1,9 @@
 /**
- * Tracing overhead of a C++ run: the zlib + nlohmann_json fixture program, run untraced and under strace
+ * Tracing overhead of a C++ run: the zlib + nlohmann_json fixture program, run untraced and traced (the default
+ * tracer; tracers.bench.ts compares both)
  * (median of 7 each, wall time as measured around the sandbox call), plus configure, build and
  * attribution times once.
  */
-import path from 'node:path';
 import { cppEcosystem } from '../src/ecosystems/cpp/index.js';
 import { traceRun } from '../src/trace/index.js';
 import { fixtureContext, removeTempDirs } from '../test/cpp/helpers.js';
@@ -36,7 +36,7 @@ try {
     const [r, ms] = await timed(() => ctx.sandbox.exec(req));
     if (r.exitCode !== 0) throw new Error(`untraced run failed: ${r.stderr}`);
     plain.push(ms);
-    const [t, tms] = await timed(() => traceRun(ctx.sandbox, { ...req, logPath: path.join(ctx.envDir, `run-${i}.strace`) }));
+    const [t, tms] = await timed(() => traceRun(ctx.sandbox, req));
     if (t.run.exitCode !== 0) throw new Error(`traced run failed: ${t.run.stderr}`);
     traced.push(tms);
     files = t.files;

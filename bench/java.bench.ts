@@ -1,6 +1,7 @@
 /**
  * Cost of tracing a Java run: the gson/jackson fixture (test/java/fixtures/gson-jackson) is installed and built
- * once, then its default command is run, interleaved, with and without strace and with and without the
+ * once, then its default command is run, interleaved, with and without tracing (the default tracer, see
+ * tracers.bench.ts for both side by side) and with and without the
  * class-load log (-Xlog:class+load). Ratios are of medians over RUNS runs each; on a busy machine compare the minima too.
  */
 import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -33,9 +34,7 @@ try {
   const logDir = path.join(ctx.envDir, 'java', 'class-load');
 
   const exec = (argv: string[]) => ctx.sandbox.exec({ argv, cwd: projectDir, timeoutMs: 120_000, network: false });
-  let traces = 0;
-  const traced = (argv: string[]) =>
-    traceRun(ctx.sandbox, { argv, cwd: projectDir, timeoutMs: 120_000, network: false, logPath: path.join(root, `t${traces++}.strace`) });
+  const traced = (argv: string[]) => traceRun(ctx.sandbox, { argv, cwd: projectDir, timeoutMs: 120_000, network: false });
   const modes: Record<string, () => Promise<unknown>> = {
     untraced: () => exec(withoutLog),
     'untraced + class-load log': () => exec(withLog),

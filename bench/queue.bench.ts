@@ -96,10 +96,11 @@ try {
     const WRITES = 200;
     const t = performance.now();
     for (let i = 0; i < WRITES; i++) {
-      await s.putTree(snapshot);
+      // A new tree each time (as each attempt's is), its files' contents already stored or not.
+      await s.putTree({ ...snapshot, hash: `${snapshot.hash}-${i}` });
       const key = { source: 'envproof' as const, agent: 'bench', language: 'javascript' as const, taskId: `t${i}`, trial: 1 };
       await s.putRun({ ...key, primary: true, firstSuccess: true, finalSuccess: true, repairDepth: 0, initialErrorType: 'None', declared: ['is-number'], installed: ['is-number'], traced: ['is-number'], claimedCount: 1, transitiveCount: 1, status: 'done' }, [
-        { attempt: 0, treeHash: snapshot.hash, manifestPath: 'package.json', manifest: '{}', success: true, errorClass: null, errorTail: null, startedAt: null, durationMs: 1, tokensIn: null, tokensOut: null, costUsd: null },
+        { attempt: 0, treeHash: `${snapshot.hash}-${i}`, manifestPath: 'package.json', manifest: '{}', success: true, errorClass: null, errorTail: null, startedAt: null, durationMs: 1, tokensIn: null, tokensOut: null, costUsd: null },
       ]);
       await s.runStatus(key);
     }

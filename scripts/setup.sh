@@ -40,6 +40,17 @@ want_deb containernetworking-plugins
 # tests start their own on private ports with temporary data directories (the packages' own services are not used).
 want redis-server redis-server
 want_deb postgresql
+# The fast tracer (native/fasttrace): an eBPF program compiled with clang against this kernel's BTF types,
+# loaded by a small C program linked with libbpf. Where the kernel has no BTF it is not built (strace is used).
+if [ -e /sys/kernel/btf/vmlinux ]; then
+  want clang clang
+  want llvm-strip llvm
+  want bpftool bpftool
+  want_deb libbpf-dev
+fi
+# envproof repro's clock variation (test/repro): libfaketime on the host (--sandbox host); the sandboxes add the
+# same Debian package to their environments themselves (a derived environment, built on first use).
+want_deb faketime
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"
@@ -48,7 +59,24 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
+if [ -e /sys/kernel/btf/vmlinux ]; then
+  echo "setup: building the fast tracer"
+  make --no-print-directory -s -C native/fasttrace
+else
+  echo "setup: this kernel has no BTF (/sys/kernel/btf/vmlinux): the fast tracer is not built, strace traces instead"
+fi
+
 echo "setup: installing npm dependencies"
 npm ci --no-audit --no-fund --loglevel=error
 npm run --silent build
+
+# Go tests (test/go): a go command new enough for the fixtures' go lines (1.22). Where there is none, the toolchain
+# of envproof's Go environment is installed the way the environment gets it: from the module proxy, checksum
+# verified, into /usr/local/go with go and gofmt linked into /usr/local/bin (src/ecosystems/go/toolchain.ts).
+if ! command -v go >/dev/null 2>&1 || ! go env GOVERSION | grep -Eq '^go1\.(2[2-9]|[3-9][0-9])'; then
+  echo "setup: installing the Go toolchain from the module proxy into /usr/local/go"
+  if [ "$(id -u)" -ne 0 ]; then echo "setup: installing Go needs root" >&2; exit 1; fi
+  rm -rf /usr/local/go /usr/local/bin/go /usr/local/bin/gofmt
+  node --import tsx -e "import('./src/ecosystems/go/toolchain.ts').then((t) => t.installGoToolchain('/', console.log))"
+fi
 echo "setup: done"

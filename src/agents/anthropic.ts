@@ -6,6 +6,7 @@ export interface AnthropicOptions {
   model: string;
   apiKey?: string;
   maxTokens: number;
+  temperature?: number;
 }
 
 interface MessagesBody {
@@ -23,7 +24,7 @@ export class AnthropicTransport implements ChatTransport {
       'the Messages API',
       `${o.baseUrl.replace(/\/$/, '')}/v1/messages`,
       { 'anthropic-version': '2023-06-01', ...(o.apiKey ? { 'x-api-key': o.apiKey } : {}) },
-      { model: o.model, max_tokens: o.maxTokens, system, messages },
+      { model: o.model, max_tokens: o.maxTokens, system, messages, ...(o.temperature !== undefined ? { temperature: o.temperature } : {}) },
       timeoutMs,
       (body) => {
         const text = (body.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('');

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { AnthropicTransport } from './anthropic.js';
-import { ChatAgent } from './chat.js';
+import { ChatAgent, type ChatTransport } from './chat.js';
 import { CMD_PRESETS, CmdAgent } from './cmd.js';
 import { OpenAiTransport } from './openai.js';
 import { ReplayAgent } from './replay.js';
@@ -68,23 +68,33 @@ function unlabelledAgent(spec: string, env: NodeJS.ProcessEnv): Agent {
       const preset = CMD_PRESETS[rest];
       return preset ? new CmdAgent(rest, preset) : new CmdAgent('cmd', { first: rest });
     }
-    case 'openai': {
-      const o = options(spec, rest);
-      if (!o.model) throw new UsageError(`--agent ${spec}: model= is required`);
-      const base = o.base ?? 'https://api.openai.com/v1';
-      const key = apiKey(spec, o['key-env'] ?? 'OPENAI_API_KEY', env, !o.base);
-      const transport = new OpenAiTransport({ baseUrl: base, model: o.model, apiKey: key, temperature: o.temperature ? Number(o.temperature) : undefined });
-      return new ChatAgent(o.name ?? `openai:${o.model}`, transport);
-    }
+    case 'openai':
     case 'anthropic': {
-      const o = options(spec, rest);
-      if (!o.model) throw new UsageError(`--agent ${spec}: model= is required`);
-      const base = o.base ?? 'https://api.anthropic.com';
-      const key = apiKey(spec, o['key-env'] ?? 'ANTHROPIC_API_KEY', env, !o.base);
-      const transport = new AnthropicTransport({ baseUrl: base, model: o.model, apiKey: key, maxTokens: Number(o['max-tokens'] ?? 16000) });
-      return new ChatAgent(o.name ?? `anthropic:${o.model}`, transport);
+      const { name, transport } = chatTransportFromSpec(spec, env);
+      return new ChatAgent(name, transport);
     }
     default:
       throw new UsageError(`unknown agent "${spec}"`, `agents are:\n  ${SPEC_HELP}`);
   }
+}
+
+/**
+ * The chat API of an `openai:` or `anthropic:` spec: its transport and the name runs are stored under.
+ * `temperature` overrides the spec's (the failure judge asks for 0).
+ */
+export function chatTransportFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env, overrides: { temperature?: number } = {}): { name: string; transport: ChatTransport } {
+  const colon = spec.indexOf(':');
+  const kind = colon < 0 ? spec : spec.slice(0, colon);
+  const o = options(spec, colon < 0 ? '' : spec.slice(colon + 1));
+  if (kind !== 'openai' && kind !== 'anthropic') throw new UsageError(`"${spec}" is not a chat API`, 'use openai:model=...[,base=...] or anthropic:model=...[,base=...]');
+  if (!o.model) throw new UsageError(`--agent ${spec}: model= is required`);
+  const temperature = overrides.temperature ?? (o.temperature ? Number(o.temperature) : undefined);
+  if (kind === 'openai') {
+    const base = o.base ?? 'https://api.openai.com/v1';
+    const key = apiKey(spec, o['key-env'] ?? 'OPENAI_API_KEY', env, !o.base);
+    return { name: o.name ?? `openai:${o.model}`, transport: new OpenAiTransport({ baseUrl: base, model: o.model, apiKey: key, temperature }) };
+  }
+  const base = o.base ?? 'https://api.anthropic.com';
+  const key = apiKey(spec, o['key-env'] ?? 'ANTHROPIC_API_KEY', env, !o.base);
+  return { name: o.name ?? `anthropic:${o.model}`, transport: new AnthropicTransport({ baseUrl: base, model: o.model, apiKey: key, maxTokens: Number(o['max-tokens'] ?? 16000), temperature }) };
 }

@@ -1,25 +1,31 @@
 import path from 'node:path';
-import type { EcosystemId } from '../core/types.js';
+import type { DeclaredResult, Dependency, EcosystemId } from '../core/types.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError, UsageError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { readmeRunCommand } from './readme-run.js';
 import { createSandbox, type BackendChoice, type EnvironmentChoice } from '../sandbox/index.js';
 import type { ExecIsolation, ExecResult, Sandbox, SandboxBackend } from '../sandbox/types.js';
-import { traceRun } from '../trace/index.js';
+import { traceRun, type TraceRequest, type TracerChoice } from '../trace/index.js';
 import { detectEcosystem } from './detect.js';
 import { keepNamedFiles } from './kept-files.js';
 import { layer, measure, type Layers } from './measure.js';
+import { measureOverhead } from './overhead.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit, type PhaseTimes, type RunOutcome } from './report.js';
 import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
+import { buildComponents, pathShower } from './components.js';
+import { buildFindings, type IgnoreLists } from './findings.js';
+import { locationsFromSources, type ManifestLocation } from '../ecosystems/outputs.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { shellCommandLine } from '../core/shell.js';
 
 export interface AuditOptions {
   dir: string;
   ecosystem: EcosystemId | 'auto';
-  /** A shell command to trace instead of the ecosystem's default entry point. */
-  run?: string;
+  /** Shell commands to trace instead of the ecosystem's default entry point; D3 is the union of their traces. */
+  run?: string[];
+  /** Per finding kind, package names reported but not counted as findings (the configuration's `ignore`). */
+  ignore?: IgnoreLists;
   timeoutSec: number;
   keep: boolean;
   sandbox: BackendChoice;
@@ -32,6 +38,23 @@ export interface AuditOptions {
    * `opened`, the paper's jars-opened figures, instead of `loaded`).
    */
   tracedView?: Partial<Record<EcosystemId, string>>;
+  /** Which tracer traces the run (default auto: the fast one where it can run, else strace). */
+  tracer?: TracerChoice;
+  /** After the traced run, this many untraced and traced runs, alternating, to measure what tracing costs. */
+  overhead?: number;
+  /**
+   * Filled in as the audit gets further (D1 once the manifest is read, D2 once the install succeeded, ...):
+   * after a failure it holds what had been computed, for a report of the failed audit.
+   */
+  partial?: PartialAudit;
+  /**
+   * For programs that serve rather than end (a backend under test): called once the traced program has started;
+   * the program is stopped when the returned promise settles (or ends by itself before). `ended` resolves when
+   * the program has ended, whoever stopped it.
+   */
+  whileRunning?: (program: { ended: Promise<void> }) => Promise<void>;
+  /** How much of the program's output the report keeps (default 4000 bytes). */
+  outputTailBytes?: number;
   progress(message: string): void;
   /** Told which backend the sandbox is, as soon as it exists (also when a later step fails). */
   onSandbox?(backend: SandboxBackend): void;
@@ -48,7 +71,7 @@ function withoutOwn<T extends { name: string }>(deps: readonly T[], own: Readonl
 /** Where a sandbox did not say what it isolated, nothing is claimed. */
 const UNKNOWN_ISOLATION: ExecIsolation = { networkOff: false, filesystemConfined: false, ownProcessTree: false, shortfall: 'the sandbox did not report what it isolated' };
 
-function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefined): RunOutcome {
+function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefined, tailBytes: number): Omit<RunOutcome, 'tracer'> {
   const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
   return {
     command: choice.display ?? shellCommandLine(choice.argv),
@@ -62,17 +85,9 @@ function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefine
     timedOut: r.timedOut,
     success: notStarted === undefined && r.exitCode === 0 && !r.timedOut,
     durationMs: Math.round(r.durationMs),
-    outputTail: output.length > OUTPUT_TAIL_BYTES ? output.slice(-OUTPUT_TAIL_BYTES) : output,
+    outputTail: output.length > tailBytes ? output.slice(-tailBytes) : output,
     isolation: r.isolation ?? UNKNOWN_ISOLATION,
   };
-}
-
-/** What a failed audit had computed, per error (read back by the CLI with `partialAuditOf`). */
-const partialAudits = new WeakMap<object, PartialAudit>();
-
-/** What the audit that threw `err` had computed before it failed, if it got that far. */
-export function partialAuditOf(err: unknown): PartialAudit | undefined {
-  return typeof err === 'object' && err !== null ? partialAudits.get(err) : undefined;
 }
 
 /** Failures of the sandbox or the tracer are the machinery's, not the project's. */
@@ -105,26 +120,58 @@ async function entryPoint(module: EcosystemModule, ctx: AuditContext, install: I
   }
 }
 
-/** One audit: D1 from the manifest, D2 from a fresh install, D3 from a traced run, then gaps and metrics. */
-export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
-  const phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, tracing: 0, analysis: 0 };
-  let t = performance.now();
-  const lap = (phase: keyof PhaseTimes) => {
-    const now = performance.now();
-    phases[phase] += Math.round(now - t);
-    t = now;
-  };
-  // Grows as the audit gets further; attached to the error when a step fails.
-  const partial: PartialAudit = {};
+/** What the outputs add to the audit is never worth failing it for: a failure becomes a note. */
+async function optional<T>(work: Promise<T> | undefined, what: string, notes: string[]): Promise<T | undefined> {
   try {
-    return await audit(opts, partial, phases, lap);
+    return await work;
   } catch (err) {
-    if (typeof err === 'object' && err !== null) partialAudits.set(err, { ...partial, phasesMs: { ...phases } });
-    throw err;
+    if (!(err instanceof EnvproofError)) throw err;
+    notes.push(`${what} could not be read: ${err.message}`);
+    return undefined;
   }
 }
 
-async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTimes, lap: (phase: keyof PhaseTimes) => void): Promise<AuditReport> {
+/** Where each declaration is written: the ecosystem's editor knows; else the `file:line` of its source. */
+async function declarationLocations(module: EcosystemModule, projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
+  return module.manifestEditor ? module.manifestEditor.locate(projectDir, declared) : locationsFromSources(declared);
+}
+
+/** Adds each phase's wall time as the audit moves from one to the next. */
+class PhaseClock {
+  readonly phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, tracing: 0, analysis: 0, overhead: 0 };
+  private t = performance.now();
+  lap(phase: keyof PhaseTimes): void {
+    const now = performance.now();
+    this.phases[phase] += Math.round(now - this.t);
+    this.t = now;
+  }
+}
+
+/** An audit up to its traced run: the project installed (and built) in a fresh sandbox, the command to trace chosen. */
+export interface PreparedAudit {
+  module: EcosystemModule;
+  projectDir: string;
+  declared: DeclaredResult;
+  /** The project's own packages (never its own dependency). */
+  own: ReadonlySet<string>;
+  sandbox: Sandbox;
+  sandboxInfo: AuditReport['sandbox'];
+  ctx: AuditContext;
+  install: InstallResult;
+  /** The commands to trace (the entry point, or each `--run`), and what each traced run is given. */
+  choices: RunChoice[];
+  requests: TraceRequest[];
+  notes: string[];
+  /** Removes the sandbox and, unless kept, the work directory. */
+  close(): Promise<void>;
+}
+
+export type PrepareOptions = Omit<AuditOptions, 'tracedView' | 'overhead'>;
+
+/** D1 from the manifest, D2 from a fresh install, the build, and the entry point. */
+export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock()): Promise<PreparedAudit> {
+  const partial: PartialAudit = opts.partial ?? {};
+  partial.phasesMs = clock.phases;
   const projectDir = await checkProjectDir(opts.dir);
   partial.project = projectDir;
   const { module, alsoPresent } = await detectEcosystem(projectDir, opts.ecosystem);
@@ -146,7 +193,7 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
     });
   };
   recordDeclared();
-  lap('analysis');
+  clock.lap('analysis');
 
   const work = await createWorkDir(projectDir);
   if (opts.keep) {
@@ -154,6 +201,10 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
     partial.workDir = work.root;
   }
   let sandbox: Sandbox | undefined;
+  const close = async () => {
+    await sandbox?.dispose();
+    if (!opts.keep) await removeWorkDir(work);
+  };
   try {
     sandbox = await asInfrastructure(
       createSandbox({
@@ -175,97 +226,182 @@ async function audit(opts: AuditOptions, partial: PartialAudit, phases: PhaseTim
       projectDir: path.posix.join(insideWork, 'project'),
       envDir: path.posix.join(insideWork, 'env'),
       timeoutMs: opts.timeoutSec * 1000,
+      tracer: opts.tracer,
       progress: opts.progress,
     };
-    lap('prepare');
+    clock.lap('prepare');
     if (module.declaredInEnvironment) {
       declared = await module.declaredInEnvironment(projectDir, ctx);
       recordDeclared();
-      lap('analysis');
+      clock.lap('analysis');
     }
     notes.push(...declared.notes);
 
     opts.progress('installing into a fresh environment (D2)');
     const install: InstallResult = await module.install(ctx);
     const own = new Set([...(declared.own ?? []), ...(install.own ?? [])]);
-    const installed = withoutOwn(install.installed, own);
-    partial.layers = { declared: layer(withoutOwn(declared.declared, own)), installed: layer(installed) };
+    partial.layers = { declared: layer(withoutOwn(declared.declared, own)), installed: layer(withoutOwn(install.installed, own)) };
     partial.ownPackages = [...own].sort();
     partial.install = { commands: install.commands };
-    lap('install');
+    clock.lap('install');
     if (module.build) {
       opts.progress('building');
       await module.build(ctx, install);
     }
-    lap('build');
+    clock.lap('build');
 
-    const choice = opts.run ? module.userRun(opts.run, ctx, install) : await entryPoint(module, ctx, install, work.project);
-    opts.progress(`tracing ${choice.display ?? shellCommandLine(choice.argv)} (${choice.reason})`);
-    const trace = await asInfrastructure(traceRun(sandbox, {
-      argv: choice.argv,
-      cwd: ctx.projectDir,
-      env: choice.env,
-      timeoutMs: ctx.timeoutMs,
-      network: false,
-      logPath: path.posix.join(ctx.envDir, 'trace.strace'),
-    }));
-    lap('run');
-    phases.tracing = Math.max(0, phases.run - Math.round(trace.run.durationMs));
-    phases.run -= phases.tracing;
-    const run = outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs));
+    const choices = opts.run?.length
+      ? opts.run.map((command) => module.userRun(command, ctx, install))
+      : [await entryPoint(module, ctx, install, work.project)];
+    const requests = choices.map((c): TraceRequest => ({ argv: c.argv, cwd: ctx.projectDir, env: c.env, timeoutMs: ctx.timeoutMs, network: false }));
+    return { module, projectDir, declared, own, sandbox, sandboxInfo, ctx, install, choices, requests, notes, close };
+  } catch (err) {
+    const reported = sandbox && err instanceof StepFailedError ? await withKeptFiles(err, sandbox, opts.keep) : err;
+    await close();
+    throw reported;
+  }
+}
 
-    notes.push(...(await keepNamedFiles(run.outputTail, sandbox, opts.keep)));
-    if (run.isolation.shortfall) notes.push(`the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);
+/** Traces one command; with `whileRunning`, the program serves until that settles and is then stopped. */
+async function traceOne(p: PreparedAudit, i: number, opts: AuditOptions, clock: PhaseClock): Promise<{ run: RunOutcome; files: Set<string>; notes: string[] }> {
+  const choice = p.choices[i]!;
+  opts.progress(`tracing ${choice.display ?? shellCommandLine(choice.argv)} (${choice.reason})`);
+  const stop = new AbortController();
+  const tracing = traceRun(p.sandbox, { ...p.requests[i]!, signal: stop.signal }, opts.tracer);
+  if (opts.whileRunning) {
+    const ended = tracing.then(() => undefined, () => undefined);
+    try {
+      await opts.whileRunning({ ended });
+    } finally {
+      stop.abort();
+      await ended;
+    }
+  }
+  const trace = await asInfrastructure(tracing);
+  // The program's own time is `run`; the rest of this step (reading the log, reaping leftovers) is `tracing`.
+  const before = clock.phases.run;
+  clock.lap('run');
+  const tracingMs = Math.max(0, clock.phases.run - before - Math.round(trace.run.durationMs));
+  clock.phases.tracing += tracingMs;
+  clock.phases.run -= tracingMs;
+  const run: RunOutcome = { ...outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs), opts.outputTailBytes ?? OUTPUT_TAIL_BYTES), tracer: trace.tracer };
+  const which = p.choices.length > 1 ? `run ${i + 1} (${run.command})` : 'the program';
+  const notes = [...trace.notes, ...(await keepNamedFiles(run.outputTail, p.sandbox, opts.keep))];
+  if (run.isolation.shortfall) notes.push(`${which}: the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);
+  if (!run.started) notes.push(`${which} never started (${run.notStarted})`);
+  else if (opts.whileRunning) notes.push(`${which} served while envproof exercised it, then was stopped`);
+  else if (run.timedOut) notes.push(`${which} was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
+  else if (!run.success) notes.push(`${which} did not exit with 0: D3 holds what it loaded before it failed`);
+  return { run, files: run.started ? trace.files : new Set(), notes };
+}
+
+/** One audit: D1 from the manifest, D2 from a fresh install, D3 from the traced runs, then gaps, metrics and findings. */
+export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
+  const clock = new PhaseClock();
+  const phases = clock.phases;
+  const p = await prepareAudit(opts, clock);
+  const { module, declared, own, sandbox, notes, install } = p;
+  try {
+    const runs: RunOutcome[] = [];
+    const tracedFiles = new Set<string>();
+    for (let i = 0; i < p.choices.length; i++) {
+      const traced = await traceOne(p, i, opts, clock);
+      runs.push(traced.run);
+      notes.push(...traced.notes);
+      for (const f of traced.files) tracedFiles.add(f);
+    }
+    const started = runs.filter((r) => r.started);
+    if (p.choices.length > 1 && started.length) notes.push(`D3 is the union of the ${started.length} traced commands that started`);
     if (own.size) notes.push(`${[...own].sort().join(', ')} ${own.size === 1 ? 'is' : 'are'} the project itself: not counted as a dependency in any layer`);
-    const base = {
-      schemaVersion: AUDIT_SCHEMA_VERSION as typeof AUDIT_SCHEMA_VERSION,
-      tool: { name: 'envproof' as const, version: TOOL_VERSION },
-      project: projectDir,
-      ecosystem: module.id,
-      manifest: declared.manifest,
-      sandbox: sandboxInfo,
-      systemDependencies: sandbox.systemPackages.map(({ name, version }) => ({ name, version })),
-      otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
-      skipped: declared.skipped,
-      ownPackages: [...own].sort(),
-      buildTools: { declared: layer(declared.buildTools ?? []), found: layer(install.buildTools ?? []) },
-      run,
-      install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },
-      notes,
-      ...(opts.keep ? { workDir: work.root } : {}),
-    };
+
     const layers: Layers = {
       declared: withoutOwn(declared.declared, own),
-      installed,
+      installed: withoutOwn(install.installed, own),
       traced: null,
       alternatives: {},
       buildTools: { declared: declared.buildTools ?? [], found: install.buildTools ?? [] },
     };
     let evidence: Record<string, string[]> = {};
-    if (run.started) {
+    let attribution: AttributionResult | undefined;
+    if (started.length) {
       opts.progress('attributing traced files to packages (D3)');
-      const attribution: AttributionResult = await module.attribute(trace.files, ctx, install);
+      attribution = await module.attribute(tracedFiles, p.ctx, install);
       const view = opts.tracedView?.[module.id];
       const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
       if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
       if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
-      if (run.timedOut) notes.push(`the program was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
-      else if (!run.success) notes.push('the program did not exit with 0: D3 holds what it loaded before it failed');
       layers.traced = withoutOwn(tracedLayer, own);
       layers.alternatives = Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, withoutOwn(v, own)]));
       evidence = Object.fromEntries(Object.entries(attribution.evidence).filter(([name]) => !own.has(name)));
     } else {
-      notes.push(`the program never started (${run.notStarted}): D3 is unknown, so no gap or metric that needs it is reported`);
+      notes.push('no traced command started: D3 is unknown, so no gap or metric that needs it is reported');
     }
-    const report: AuditReport = { ...base, ...measure(layers, module.id), evidence, phasesMs: phases };
-    lap('analysis');
+    const measured = measure(layers, module.id);
+
+    opts.progress('reading package facts and static imports');
+    // The project's own distribution is no component of its SBOM (nor a note about its missing hash).
+    const ownless = { ...install, installed: withoutOwn(install.installed, own) };
+    const facts = attribution ? await optional(module.componentFacts?.(p.ctx, ownless, attribution), 'package facts for the SBOM', notes) : undefined;
+    const staticImports = attribution ? await optional(module.staticImports?.(p.ctx, install, attribution), 'static imports', notes) : undefined;
+    const tracedLayer = (layers.traced ?? []) as AttributionResult['traced'];
+    const components = buildComponents({
+      declared: layers.declared,
+      installed: layers.installed,
+      traced: tracedLayer,
+      ...(facts ? { facts } : {}),
+      showPath: pathShower(p.ctx.projectDir, p.ctx.envDir),
+    });
+    const isPinned = module.isPinned ?? ((d: Dependency) => d.version !== undefined);
+    const findings = buildFindings({
+      manifest: declared.manifest,
+      declared: layers.declared,
+      installed: layers.installed,
+      traced: tracedLayer,
+      gaps: measured.gaps,
+      unpinned: [...new Set(layers.declared.filter((d) => !isPinned(d)).map((d) => d.name))],
+      locations: await declarationLocations(module, p.projectDir, declared),
+      ...(staticImports ? { staticImports } : {}),
+      ...(opts.ignore ? { ignore: opts.ignore } : {}),
+    });
+    clock.lap('analysis');
+    const first = runs[0]!;
+    if (opts.overhead && first.started) {
+      opts.progress(`measuring the tracer's overhead: ${opts.overhead} untraced and ${opts.overhead} traced runs`);
+      const overhead = await measureOverhead(sandbox, p.requests[0]!, opts.tracer, opts.overhead);
+      first.overhead = overhead.overhead;
+      notes.push(...overhead.notes);
+      clock.lap('overhead');
+    }
+    const report: AuditReport = {
+      schemaVersion: AUDIT_SCHEMA_VERSION,
+      tool: { name: 'envproof', version: TOOL_VERSION },
+      project: p.projectDir,
+      ecosystem: module.id,
+      manifest: declared.manifest,
+      sandbox: p.sandboxInfo,
+      systemDependencies: sandbox.systemPackages.map(({ name, version }) => ({ name, version })),
+      otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
+      skipped: declared.skipped,
+      ownPackages: [...own].sort(),
+      buildTools: { declared: layer(declared.buildTools ?? []), found: layer(install.buildTools ?? []) },
+      ...measured,
+      run: first,
+      runs,
+      components,
+      componentNotes: facts?.notes ?? [],
+      ...(staticImports ? { staticImports: { method: staticImports.method, imports: staticImports.imports, notes: staticImports.notes } } : {}),
+      findings,
+      evidence,
+      install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },
+      notes,
+      phasesMs: phases,
+      ...(opts.keep ? { workDir: sandbox.hostWorkDir } : {}),
+    };
+    clock.lap('analysis');
     report.phasesMs = { ...phases };
     return report;
-  } catch (err) {
-    throw sandbox && err instanceof StepFailedError ? await withKeptFiles(err, sandbox, opts.keep) : err;
   } finally {
-    await sandbox?.dispose();
-    if (!opts.keep) await removeWorkDir(work);
+    await p.close();
   }
 }
 

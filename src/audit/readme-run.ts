@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { goFacts } from '../ecosystems/go/facts.js';
 
 const RUN_HEADING = /^#{1,6}\s.*\b(run|running|usage|quick ?start|getting started|example)\b/i;
 const SETUP_COMMAND = /^(pip3?|python3? -m pip|npm (install|ci|i)\b|yarn( install)?$|mvn\b|cmake\b|make\b|sudo\b|apt(-get)?\b|cd\b|git\b|mkdir\b|export\b|source\b|\.\s|python3? -m venv|virtualenv|chmod\b|#)/;
@@ -25,7 +26,7 @@ export function runCommandFromReadme(markdown: string): string | undefined {
     }
     if (!inCode || !inRunSection) continue;
     const command = line.replace(/^\$\s+/, '');
-    if (command && !SETUP_COMMAND.test(command)) return command;
+    if (command && !SETUP_COMMAND.test(command) && !goFacts.readmeSetupCommand?.test(command)) return command;
   }
   return undefined;
 }

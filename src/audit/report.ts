@@ -1,6 +1,20 @@
 import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry, UntracedGapSets, UntracedMetrics } from '../core/types.js';
+import type { ComponentHash, ManifestLocation } from '../ecosystems/outputs.js';
 import type { BackendChoice } from '../sandbox/index.js';
 import type { ExecIsolation, SandboxBackend } from '../sandbox/types.js';
+import type { TracerName } from '../trace/index.js';
+
+/** What tracing cost on this project (`--overhead n`). */
+export interface Overhead {
+  /** The tracer of the traced runs. */
+  tracer: TracerName;
+  /** Runs of each kind. */
+  n: number;
+  untracedMedianMs: number;
+  tracedMedianMs: number;
+  /** The median of the n ratios traced ÷ untraced, each traced run with the untraced run before it. */
+  ratio: number;
+}
 
 /** Version of the `envproof audit --json` document; bumped on any incompatible change (docs/audit-json.md). */
 export const AUDIT_SCHEMA_VERSION = 1;
@@ -41,17 +55,73 @@ export interface RunOutcome {
   outputTail: string;
   /** What isolation the traced run really had (the host backend may give less than asked for). */
   isolation: ExecIsolation;
+  /** Which tracer traced the run: `fast` (kernel events) or `strace`. */
+  tracer: TracerName;
+  /** With --overhead. */
+  overhead?: Overhead;
 }
 
 export interface PhaseTimes {
   prepare: number;
   install: number;
   build: number;
-  /** The program's run under strace. */
+  /** The program's traced run. */
   run: number;
-  /** Reading the trace: parsing the log, resolving symlinks, reaping leftovers. */
+  /** What the tracer adds around the run: starting, reading its output, resolving symlinks, reaping leftovers. */
   tracing: number;
   analysis: number;
+  /** The runs of --overhead (0 without it). */
+  overhead: number;
+}
+
+/** One package the audit saw installed or loaded, with what the SBOM says about it (docs/sbom.md). */
+export interface ComponentEntry {
+  name: string;
+  version?: string;
+  id?: string;
+  /** The package URL, canonical form. */
+  purl?: string;
+  /** The hashes the package manager gives for it; empty when it gives none. */
+  hashes: ComponentHash[];
+  hashSource?: string;
+  /** `name@version` keys of the components it depends on (the package manager's graph). */
+  dependsOn: string[];
+  /** The project depends on it directly: in the package manager's graph, else declared. */
+  direct: boolean;
+  /** In D1, D2, D3 (by name for D1, as the metrics compare them). */
+  declared: boolean;
+  installed: boolean;
+  loaded: boolean;
+  /**
+   * Every traced file that shows it loaded: relative to the project when inside it, `$ENVPROOF_ENV/...` inside the
+   * audit's private environment, absolute otherwise. Empty when it was not loaded.
+   */
+  files: string[];
+}
+
+export const FINDING_KINDS = ['phantom', 'hidden', 'unpinned', 'bloat', 'transitive'] as const;
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
+/**
+ * `unused`: declared, and nothing in the code imports it (remove it). `not-traced`: the code imports it, on a path
+ * the traced runs did not take (trace more entry points). Only when the ecosystem reads static imports.
+ */
+export type PhantomClass = 'unused' | 'not-traced';
+
+/** One gap, per package, with where it is written and what to do about it. */
+export interface Finding {
+  kind: FindingKind;
+  name: string;
+  /** The version that was installed or loaded, when there is one. */
+  version?: string;
+  /** The manifest line of the declaration; for hidden packages, the manifest itself. */
+  location?: ManifestLocation;
+  phantom?: PhantomClass;
+  /** Phantoms the code imports: where (`file:line`). */
+  importedAt?: string[];
+  advice: string;
+  /** Listed in the configuration's `ignore` for its kind: reported, but not a finding for the exit code. */
+  ignored?: boolean;
 }
 
 export interface AuditReport {
@@ -96,7 +166,18 @@ export interface AuditReport {
   /** The D3-based gaps and metrics are null when the program never started. */
   gaps: GapSets | UntracedGapSets;
   metrics: ProjectMetrics | UntracedMetrics;
+  /** The first traced command (the only one unless several were given). */
   run: RunOutcome;
+  /** Every traced command, in order; D3 is the union of what they loaded. */
+  runs: RunOutcome[];
+  /** Every installed or loaded package, with purl, hashes, graph and evidence (the SBOM's content). */
+  components: ComponentEntry[];
+  /** Notes about the components (e.g. where hashes come from, what is missing). */
+  componentNotes: string[];
+  /** The project's static imports, when the ecosystem reads them (the phantom split). */
+  staticImports?: { method: string; imports: Record<string, string[]>; notes: string[] };
+  /** Phantom, hidden, unpinned, bloat and transitive packages, one entry each. */
+  findings: Finding[];
   phasesMs: PhaseTimes;
   /** Per traced package, a few files that put it in D3. */
   evidence: Record<string, string[]>;

@@ -1,44 +1,67 @@
+import { writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
+import { runAudit } from '../audit/audit.js';
+import { failingKinds } from '../audit/findings.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit } from '../audit/report.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { EnvproofError, StepFailedError, UsageError } from '../core/errors.js';
-import { ECOSYSTEM_IDS } from '../core/types.js';
+import { renderAuditMarkdown } from '../report/audit-markdown.js';
 import { renderAuditText } from '../report/audit-text.js';
-import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
-import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
+import { renderGithubAnnotations } from '../report/github-annotations.js';
+import { renderSarif } from '../report/sarif.js';
+import { renderCycloneDx } from '../report/sbom-cyclonedx.js';
+import { addSharedOptions, CONFIG_HELP, DEFAULT_FAIL_ON, FAIL_ON_KINDS, parseFailOn, resolveSettings, type SharedOptions } from './audit-settings.js';
 import type { SetExitCode } from './commands.js';
-import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
+import { readSavedReport } from './saved-report.js';
 import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS } from './exit-codes.js';
 
-const FINDING_KINDS = ['phantom', 'hidden', 'bloat', 'transitive', 'run'] as const;
-type FindingKind = (typeof FINDING_KINDS)[number];
+const FORMATS = ['text', 'json', 'sarif', 'github', 'markdown'] as const;
+type Format = (typeof FORMATS)[number];
 
-function parseFailOn(value: string): FindingKind[] {
-  const kinds = value.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const k of kinds) {
-    if (!FINDING_KINDS.includes(k as FindingKind)) throw new UsageError(`--fail-on: unknown kind "${k}"`, `use a comma-separated list of ${FINDING_KINDS.join(', ')}`);
-  }
-  return kinds as FindingKind[];
+interface AuditCliOptions extends SharedOptions {
+  failOn: string;
+  overhead?: number;
+  verbose?: boolean;
+  format: Format;
+  json?: boolean;
+  sbom?: 'cyclonedx';
+  sarif?: boolean;
+  out?: string;
+  from?: string;
+  keep?: boolean;
 }
 
-function parseTimeout(value: string): number {
+function render(format: Format | 'cyclonedx', report: AuditReport, failOn: readonly string[], verbose: boolean): string {
+  const opts = { baseDir: process.cwd(), failOn };
+  switch (format) {
+    case 'json':
+      return `${JSON.stringify(report, null, 2)}\n`;
+    case 'sarif':
+      return renderSarif(report, opts);
+    case 'github':
+      return renderGithubAnnotations(report, opts);
+    case 'markdown':
+      return renderAuditMarkdown(report);
+    case 'cyclonedx':
+      return renderCycloneDx(report);
+    default:
+      return renderAuditText(report, { verbose });
+  }
+}
+
+function parseRuns(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--timeout must be a positive number of seconds, not "${value}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--overhead must be a whole number of runs from 1 to 1000, not "${value}"`);
   return n;
 }
 
-/** The findings that make the exit code 1. */
-export function findings(report: AuditReport, failOn: readonly FindingKind[]): string[] {
-  return failOn.filter((k) => (k === 'run' ? !report.run.success : (report.gaps[k]?.length ?? 0) > 0));
-}
-
 /**
- * A run that never started is an error (exit 2) whatever --fail-on says: without D3 there is nothing to judge,
- * and "run" in --fail-on is about programs that ran and failed.
+ * The exit code: a report where no traced command started is an error (2) whatever --fail-on says — without D3
+ * there is nothing to judge, and "run" in --fail-on is about programs that ran and failed; else 1 with findings.
  */
-export function auditExitCode(report: AuditReport, failOn: readonly FindingKind[]): number {
-  if (!report.run.started) return EXIT_ERROR;
-  return findings(report, failOn).length ? EXIT_FINDINGS : EXIT_CLEAN;
+export function auditExitCode(report: AuditReport, failOn: readonly string[]): number {
+  if (!report.runs.some((r) => r.started)) return EXIT_ERROR;
+  return failingKinds(report.findings, report.runs.every((r) => r.success), failOn).length ? EXIT_FINDINGS : EXIT_CLEAN;
 }
 
 /** The JSON of a failed audit: what it had computed (D1, D2 when the install got through, ...) and the error. */
@@ -52,51 +75,71 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
   const command = program
     .command('audit')
     .description('Audit one project: declared (D1), installed (D2) and runtime-traced (D3) dependencies, their gaps and metrics')
-    .argument('<dir>', 'the project directory')
-    .addOption(new Option('--ecosystem <name>', 'the project\'s ecosystem').choices(['auto', ...ECOSYSTEM_IDS]).default('auto'))
-    .option('--run <command>', 'shell command to trace instead of the detected entry point')
-    .option('--timeout <seconds>', 'time limit of the traced run', '120')
-    .addOption(new Option('--sandbox <backend>', 'where installs and the traced run happen').choices([...BACKEND_CHOICES]).default('auto'))
-    .option('--fail-on <kinds>', `which findings make the exit code 1 (${FINDING_KINDS.join(',')})`, 'phantom,hidden,run')
-    .addOption(javaAttributionOption())
-    .option('--json', 'print the report as JSON (schema: docs/audit-json.md)')
+    .argument('[dir]', 'the project directory');
+  addSharedOptions(command)
+    .option('--fail-on <kinds>', `which findings make the exit code 1 (${FAIL_ON_KINDS.join(',')})`, DEFAULT_FAIL_ON.join(','))
+    .addOption(new Option('--format <format>', 'what to print').choices([...FORMATS]).default('text'))
+    .option('--json', 'the same as --format json (schema: docs/audit-json.md)')
+    .addOption(new Option('--sbom <format>', 'write a runtime-verified SBOM (docs/sbom.md)').choices(['cyclonedx']))
+    .option('--sarif', 'write SARIF 2.1.0 for code scanning (docs/sarif.md)')
+    .option('--out <file>', 'where --sbom or --sarif go (else standard output); without them, where --format goes')
+    .option('--from <report.json>', 'render a report saved with --json instead of auditing again')
+    .option('--overhead <n>', 'after the traced run, run the program n times untraced and n times traced, alternating, and report what tracing costs', parseRuns)
     .option('--keep', 'keep the work directory and print its path')
     .option('--verbose', 'also show the full command line that was traced')
-    .option('-q, --quiet', 'no progress messages')
-    .addHelpText('after', '\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error (also when the traced program never started).');
-  addEnvironmentOptions(command).action(
-    async (dir: string, o: EnvironmentFlags & { ecosystem: string; run?: string; timeout: string; sandbox: BackendChoice; failOn: string; javaAttribution: JavaAttribution; json?: boolean; keep?: boolean; verbose?: boolean; quiet?: boolean }) => {
-      const failOn = parseFailOn(o.failOn);
-      const environment = environmentChoice(o);
-      const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
-      // Loaded on use, so other commands start without the audit machinery.
-      const { runAudit, partialAuditOf } = await import('../audit/audit.js');
-      let report: AuditReport;
-      try {
-        report = await runAudit({
-          dir,
-          ecosystem: o.ecosystem as never,
-          run: o.run,
-          timeoutSec: parseTimeout(o.timeout),
-          keep: Boolean(o.keep),
-          sandbox: o.sandbox,
-          environment,
-          // An audit may run on the host where bwrap cannot, saying so on stderr and in the report; `run` may not.
-          allowHostFallback: true,
-          tracedView: tracedViewOf(o.javaAttribution),
-          progress,
-          warn: (m) => process.stderr.write(`envproof: ${m}\n`),
-        });
-      } catch (err) {
-        if (o.json && err instanceof EnvproofError) process.stdout.write(failedAuditJson(err, partialAuditOf(err)));
-        if (err instanceof StepFailedError) {
-          throw new EnvproofError(`${err.step} failed (${err.failureClass}): ${err.message}`, err.hint, err.output);
-        }
-        throw err;
+    .addHelpText('after', `\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error (also when no traced program started).${CONFIG_HELP}`)
+    .action(async (dir: string | undefined, o: AuditCliOptions, cmd: Command) => {
+      const format: Format = o.json ? 'json' : o.format;
+      if (o.sbom && o.sarif) {
+        throw new UsageError('--sbom and --sarif write one document each', 'save the report once with --json --out report.json, then render each with --from report.json');
       }
-      process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderAuditText(report, { verbose: o.verbose }));
-      if (!report.run.started) process.stderr.write(`envproof: the traced program never started (${report.run.notStarted}); D3 is unknown\nhint: check the command${report.run.reason === '--run' ? ' given with --run' : ''}: ${report.run.command}\n`);
+      const document = o.sbom ?? (o.sarif ? 'sarif' : undefined);
+      if (document && !o.out && cmd.getOptionValueSource('format') === 'cli') {
+        throw new UsageError(`--${o.sbom ? 'sbom' : 'sarif'} without --out takes standard output; --format needs it too`, 'write the document to a file with --out');
+      }
+      if (!dir && !o.from) throw new UsageError('give the project directory to audit (or --from <report.json>)');
+      let report: AuditReport;
+      let failOn = parseFailOn(o.failOn);
+      if (o.from) {
+        report = await readSavedReport(o.from);
+      } else {
+        const settings = await resolveSettings(dir!, o, cmd);
+        if (settings.failOn && cmd.getOptionValueSource('failOn') !== 'cli') failOn = settings.failOn;
+        const partial: PartialAudit = {};
+        try {
+          report = await runAudit({
+            ...settings.audit,
+            keep: Boolean(o.keep),
+            ...(o.overhead ? { overhead: o.overhead } : {}),
+            partial,
+            progress: settings.progress,
+            warn: (m) => process.stderr.write(`envproof: ${m}\n`),
+          });
+        } catch (err) {
+          if (format === 'json' && err instanceof EnvproofError) {
+            const text = failedAuditJson(err, partial);
+            if (o.out && !document) await writeFile(o.out, text);
+            else process.stdout.write(text);
+          }
+          if (err instanceof StepFailedError) {
+            throw new EnvproofError(`${err.step} failed (${err.failureClass}): ${err.message}`, err.hint, err.output);
+          }
+          throw err;
+        }
+      }
+      if (document) {
+        const text = render(document, report, failOn, Boolean(o.verbose));
+        if (o.out) await writeFile(o.out, text);
+        else process.stdout.write(text);
+      }
+      if (!document || o.out) {
+        const text = render(format, report, failOn, Boolean(o.verbose));
+        if (!document && o.out) await writeFile(o.out, text);
+        else process.stdout.write(text);
+      }
+      for (const run of report.runs.filter((r) => !r.started)) {
+        process.stderr.write(`envproof: the traced program never started (${run.notStarted}); D3 is unknown\nhint: check the command${run.reason === '--run' ? ' given with --run' : ''}: ${run.command}\n`);
+      }
       setExitCode(auditExitCode(report, failOn));
-    },
-  );
+    });
 }

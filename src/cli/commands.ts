@@ -2,12 +2,17 @@ import type { Command } from 'commander';
 import { registerAudit } from './audit.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnv } from './env.js';
+import { registerEvaluate, registerEvaluateFeature } from './evaluate.js';
 import { registerExport } from './export.js';
+import { registerFix } from './fix.js';
 import { registerImport } from './import.js';
+import { registerJudge } from './judge.js';
 import { registerQueue } from './queue.js';
 import { registerReport } from './report.js';
+import { registerRepro } from './repro.js';
 import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
+import { registerVerify } from './verify.js';
 import { registerWorker } from './worker.js';
 
 /** Sets the process exit code of the command that ran. */
@@ -18,11 +23,17 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerAudit(program, setExitCode);
   registerDoctor(program, setExitCode);
   registerEnv(program, setExitCode);
+  registerEvaluate(program, setExitCode);
+  registerEvaluateFeature(program, setExitCode);
   registerExport(program, setExitCode);
+  registerFix(program, setExitCode);
   registerImport(program, setExitCode);
+  registerJudge(program, setExitCode);
   registerQueue(program, setExitCode);
   registerReport(program, setExitCode);
+  registerRepro(program, setExitCode);
   registerRun(program, setExitCode);
   registerTasks(program, setExitCode);
+  registerVerify(program, setExitCode);
   registerWorker(program, setExitCode);
 }

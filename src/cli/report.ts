@@ -1,11 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { EnvproofError, UsageError, errorMessage } from '../core/errors.js';
+import { EnvproofError, UsageError } from '../core/errors.js';
 import { computeAggregate, type AggregateReport, type ReportSource } from '../metrics/aggregate.js';
 import { sourcesOf } from '../metrics/aggregate-sources.js';
+import { computeBackendReport } from '../metrics/backend.js';
 import { checkClaims, readVerification, type CheckOutcome, type CheckResult } from '../report/check.js';
 import { leftOutPhrase } from '../report/csv-tables.js';
+import { renderHtml } from '../report/html.js';
 import { writeCsvTables } from '../report/csv.js';
 import { renderJson } from '../report/json.js';
 import { renderMarkdown } from '../report/markdown.js';
@@ -41,12 +43,17 @@ async function loadReports(spec: string, choice: ReportSource | undefined): Prom
     if (present.length === 0) {
       throw new EnvproofError(`${storePath} holds no runs`, 'Import data (envproof import envgap-csv <dir>) or run envproof run first.');
     }
+    // Backend runs are another experiment: their metrics are the backend section's, not the environment-gap tables'.
+    const backend = await store.backendEvaluations();
+    const keyOf = (k: { source: string; agent: string; language: string; taskId: string; trial: number }) => `${k.source}|${k.agent}|${k.language}|${k.taskId}|${k.trial}`;
+    const backendRuns = new Set(backend.map((e) => keyOf(e.key)));
+    const backendTasks = new Set(backend.map((e) => e.key.taskId));
     const wanted: ReportSource[] = choice ? [choice] : present;
     const reports: AggregateReport[] = [];
     for (const source of wanted) {
       const of = (runs: StoredRun[]) => runs.filter((r) => source === 'all' || r.source === source);
-      const runs = of(done);
-      if (runs.length === 0) {
+      const finished = of(done);
+      if (finished.length === 0) {
         const leftOut = leftOutPhrase(of(infrastructureFailed).length, of(unfinished).length);
         const message = `${storePath} holds no finished runs${source === 'all' ? '' : ` of source ${source}`}${leftOut && ` (${leftOut})`}`;
         if (choice || present.length === 1) {
@@ -55,8 +62,11 @@ async function loadReports(spec: string, choice: ReportSource | undefined): Prom
         process.stderr.write(`envproof: ${message}; no report for it\n`);
         continue;
       }
-      const tasks = source === 'all' ? await store.tasks() : await store.tasks(source);
-      reports.push(computeAggregate(runs, tasks, { infrastructureFailed: of(infrastructureFailed), unfinished: of(unfinished) }));
+      const environmentRuns = (runs: StoredRun[]) => runs.filter((r) => !backendRuns.has(keyOf(r)));
+      const tasks = (source === 'all' ? await store.tasks() : await store.tasks(source)).filter((t) => !backendTasks.has(t.id));
+      const report = computeAggregate(environmentRuns(finished), tasks, { infrastructureFailed: of(infrastructureFailed), unfinished: of(unfinished) });
+      const evaluations = backend.filter((e) => source === 'all' || e.key.source === source);
+      reports.push(evaluations.length ? { ...report, backend: computeBackendReport(evaluations) } : report);
     }
     if (reports.length === 0) throw new EnvproofError(`${storePath} holds no finished runs`, 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
     return reports;
@@ -65,23 +75,10 @@ async function loadReports(spec: string, choice: ReportSource | undefined): Prom
   }
 }
 
-/** The HTML writer is a separate module that may not be built yet. */
-async function renderHtmlReport(report: AggregateReport): Promise<string> {
-  let mod: { renderHtml?: (r: AggregateReport) => string | Promise<string> };
-  try {
-    mod = (await import('../report/html.js')) as typeof mod;
-  } catch (err) {
-    throw new EnvproofError(`the HTML report is not available yet (${errorMessage(err)})`, 'Use --format md, csv or json.');
-  }
-  if (typeof mod.renderHtml !== 'function') throw new EnvproofError('the HTML report is not available yet', 'Use --format md, csv or json.');
-  try {
-    return await mod.renderHtml(report);
-  } catch (err) {
-    if (/not implemented/i.test(errorMessage(err))) {
-      throw new EnvproofError('the HTML report is not available yet', 'Use --format md, csv or json.');
-    }
-    throw err;
-  }
+/** Into `dir` when there is one, else to standard output. */
+function emit(text: string, dir: string | undefined, fileName: string): void {
+  if (dir) writeFile(text, dir, fileName);
+  else process.stdout.write(text);
 }
 
 function writeFile(text: string, dir: string, fileName: string): void {
@@ -130,14 +127,13 @@ async function writeReports(reports: readonly AggregateReport[], format: Format,
     const dir = out === undefined ? undefined : several ? path.join(out, report.source) : out;
     switch (format) {
       case 'md':
-        if (dir) writeFile(renderMarkdown(report), dir, 'report.md');
-        else process.stdout.write(renderMarkdown(report));
+        emit(renderMarkdown(report), dir, 'report.md');
         break;
       case 'json':
-        writeFile(renderJson(report), dir!, 'report.json');
+        emit(renderJson(report), dir, 'report.json');
         break;
       case 'html':
-        writeFile(await renderHtmlReport(report), dir!, 'report.html');
+        emit(await renderHtml(report), dir, 'report.html');
         break;
       case 'csv':
         for (const f of writeCsvTables(report, dir!)) process.stderr.write(`wrote ${f}\n`);
@@ -155,8 +151,15 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
     .option('--out <dir>', 'write files into this folder (required for csv; md/json/html print to stdout without it)')
     .option('--check <verification.csv>', 'compare with published values (the paper\'s results/verification.csv); with --format json print the comparison as JSON')
     .addOption(new Option('--source <source>', 'which runs: envgap-csv (imported), envproof (envproof run) or all (pooled, agents and tasks keyed by source); default: each source present, reported apart').choices([...SOURCE_CHOICES]))
+    .option('--repro', 'the reproducibility tables of `envproof repro --corpus` (md or json) instead of the paper\'s')
     .addHelpText('after', '\nExit codes: 0 report written (or every checked claim matches), 1 a checked claim differs, 2 error.')
-    .action(async (o: ReportOptions) => {
+    .action(async (o: ReportOptions & { repro?: boolean }) => {
+      if (o.repro) {
+        const { writeReproReport } = await import('../repro/corpus-report.js');
+        await writeReproReport(o.store, o.format);
+        setExitCode(EXIT_CLEAN);
+        return;
+      }
       // Validate the arguments before the (possibly long) computation.
       const published = o.check === undefined ? undefined : readVerification(o.check);
       if (o.format === 'csv' && o.out === undefined && published === undefined) {

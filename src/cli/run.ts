@@ -1,30 +1,27 @@
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { agentFromSpec } from '../agents/spec.js';
 import { UsageError } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
 import { planRuns, runMatrix, type MatrixSummary, type ProgressEvent } from '../protocol/matrix.js';
-import type { RunPlan } from '../protocol/run-one.js';
+import type { ProtocolOptions, RunPlan } from '../protocol/run-one.js';
 import { enqueueRuns, waitForJobs, withQueue } from '../queue/client.js';
 import { absoluteAgentSpec, absoluteSuiteSpec, jobLabel, type JobProtocolOptions, type RunJob } from '../queue/jobs.js';
 import { hostWarning } from '../sandbox/host.js';
 import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
 import { redactUrl } from '../store/postgres-db.js';
 import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
+import type { TracerChoice } from '../trace/index.js';
+import { tracerOption } from './tracer-option.js';
 import { resolveSuite, selectTasks } from '../tasks/resolve.js';
+import { loadCollection } from '../verify/contract/collection.js';
 import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
 import type { SetExitCode } from './commands.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
-
-export function positiveInt(name: string, min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new UsageError(`${name} must be an integer ≥ ${min}, not "${value}"`);
-    return n;
-  };
-}
+import { positiveInt, positiveNumber } from './number-options.js';
 
 function parseLanguages(value: string): EcosystemId[] {
   const langs = value === 'all' ? [...ECOSYSTEM_IDS] : value.split(',').map((s) => s.trim());
@@ -54,6 +51,12 @@ function printSummary(summary: MatrixSummary, where: Record<string, string>, jso
   );
 }
 
+/** The backend suite's evaluation options, when it runs (its files through `place`: absolute for a queue's workers). */
+function backendOptions(o: { spec?: string; collection?: string; startupTimeout: number }, place: (file: string) => string): Pick<ProtocolOptions, 'backend'> {
+  if (!o.spec) return {};
+  return { backend: { spec: place(o.spec), ...(o.collection ? { collection: place(o.collection) } : {}), startupTimeoutSec: o.startupTimeout } };
+}
+
 /** One job per run, with what a worker elsewhere needs: specs with absolute paths, the protocol's options. */
 function jobsOf(plans: readonly RunPlan[], specs: { agents: Map<string, string>; suite: string }, protocol: JobProtocolOptions): RunJob[] {
   return plans.map((p) => ({
@@ -70,7 +73,7 @@ function jobsOf(plans: readonly RunPlan[], specs: { agents: Map<string, string>;
 }
 
 /** Enqueues the jobs and, with `wait`, follows them to the end; returns the exit code. */
-async function runOnQueue(url: string, jobs: RunJob[], o: { wait: boolean; json: boolean; quiet: boolean }): Promise<number> {
+async function runOnQueue(url: string, jobs: RunJob[], o: { wait: boolean; pollSec: number; json: boolean; quiet: boolean }): Promise<number> {
   const where = redactUrl(url);
   return withQueue(url, async (queue) => {
     const { added, completed } = await enqueueRuns(queue, jobs);
@@ -81,7 +84,7 @@ async function runOnQueue(url: string, jobs: RunJob[], o: { wait: boolean; json:
     }
     const summary = await waitForJobs(queue, jobs, {
       alreadyDone: completed,
-      pollMs: 500,
+      pollMs: o.pollSec * 1000,
       onEnd: o.quiet ? () => {} : (e) => process.stderr.write(`[${e.done}/${e.total}] ${jobLabel(e.job)}: ${e.outcome}${e.reason ? ` (${e.reason})` : ''}\n`),
     });
     printSummary(summary, { queue: where }, o.json);
@@ -94,7 +97,10 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .command('run')
     .description('Run the evaluation protocol: an agent generates each project, envproof installs and runs it in a clean environment, feeds failures back for up to k repairs, and records every attempt')
     .requiredOption('--agent <spec...>', 'agent(s): scripted:<file>, replay:<dir>, cmd:<preset|template>, openai:model=..., anthropic:model=... (prefix with <name>@ to label)')
-    .option('--suite <spec>', 'task suite: bundled, envgap-prompts:<dir>, or a YAML/JSON file', 'bundled')
+    .option('--suite <spec>', 'task suite: bundled, backend (needs --spec), envgap-prompts:<dir>, or a YAML/JSON file', 'bundled')
+    .option('--spec <openapi.yml>', 'backend suite: the API contract the prompts carry and the evaluation checks')
+    .option('--collection <file>', 'backend suite: a Postman v2.1 collection run with Newman beside envproof\'s suite')
+    .option('--startup-timeout <seconds>', 'backend suite: how long the health check is polled', positiveInt('--startup-timeout', 1), 30)
     .option('--tasks <ids>', 'task ids: all, p_01,p_02 or p_01-p_05', 'all')
     .option('--languages <list>', `comma-separated languages or all (${ECOSYSTEM_IDS.join(', ')})`, 'all')
     .option('--trials <n>', 'trials per agent, task and language', positiveInt('--trials', 1), 1)
@@ -102,6 +108,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--jobs <n>', 'runs in parallel', positiveInt('--jobs', 1), 1)
     .addOption(new Option('--variant <v>', 'prompt variant').choices([...PROMPT_VARIANTS]).default('explicit'))
     .addOption(new Option('--sandbox <backend>', 'where projects are installed and run').choices([...BACKEND_CHOICES]).default('auto'))
+    .addOption(tracerOption())
     .option('--timeout <seconds>', 'time limit of each program run', positiveInt('--timeout', 1), 120)
     .addOption(javaAttributionOption())
     .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
@@ -110,6 +117,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE)
     .option('--queue <url>', 'enqueue one job per run on this Redis queue (redis://host:port) for envproof worker, instead of running here')
     .option('--wait', 'with --queue: show the runs ending across all workers and wait for the last')
+    .option('--poll-interval <seconds>', 'with --wait: how often the queue is asked about the jobs not ended yet', positiveNumber('--poll-interval'), 0.5)
     .option('--json', 'print the summary as JSON')
     .option('-q, --quiet', 'no progress lines');
   addEnvironmentOptions(command)
@@ -117,25 +125,28 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       'after',
       '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures, 2 error.',
     )
-    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; json?: boolean; quiet?: boolean }, command: Command) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
-      const suite = resolveSuite(o.suite);
+      const suite = resolveSuite(o.suite, { contract: o.spec });
+      if (o.collection) loadCollection(o.collection);
       const tasks = selectTasks(suite, o.tasks);
       const languages = parseLanguages(o.languages);
       const plans = planRuns({ agents, suite, tasks, languages, trials: o.trials, variant: o.variant });
       const environment = environmentChoice(o);
+      if (command.getOptionValueSource('pollInterval') === 'cli' && !o.wait) throw new UsageError('--poll-interval needs --queue --wait');
       if (o.queue) {
         for (const option of ['store', 'jobs'] as const) {
           if (command.getOptionValueSource(option) === 'cli') throw new UsageError(`--${option} is the workers' with --queue`, 'pass it to envproof worker');
         }
         const protocol: JobProtocolOptions = {
-          repairs: o.repairs, sandbox: o.sandbox, environment, runTimeoutSec: o.timeout, agentTimeoutSec: o.agentTimeout,
+          repairs: o.repairs, sandbox: o.sandbox, environment, tracer: o.tracer, runTimeoutSec: o.timeout, agentTimeoutSec: o.agentTimeout,
           tracedView: tracedViewOf(o.javaAttribution), infraRetries: o.retries, retryDelaySec: o.retryDelay,
+          ...backendOptions(o, path.resolve),
         };
         const specs = { agents: new Map(agents.map((a, i) => [a.name, absoluteAgentSpec(o.agent[i]!)])), suite: absoluteSuiteSpec(o.suite) };
-        setExitCode(await runOnQueue(o.queue, jobsOf(plans, specs, protocol), { wait: o.wait === true, json: o.json === true, quiet: o.quiet === true }));
+        setExitCode(await runOnQueue(o.queue, jobsOf(plans, specs, protocol), { wait: o.wait === true, pollSec: o.pollInterval, json: o.json === true, quiet: o.quiet === true }));
         return;
       }
       if (o.wait) throw new UsageError('--wait needs --queue');
@@ -157,11 +168,13 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           repairs: o.repairs,
           sandbox: backend,
           environment,
+          tracer: o.tracer,
           runTimeoutSec: o.timeout,
           tracedView: tracedViewOf(o.javaAttribution),
           agentTimeoutSec: o.agentTimeout,
           infraRetries: o.retries,
           retryDelaySec: o.retryDelay,
+          ...backendOptions(o, (file) => file),
           onProgress: o.quiet ? () => {} : (e) => process.stderr.write(`${progressLine(e)}\n`),
         });
         printSummary(summary, { store: store.location }, o.json === true);

@@ -5,7 +5,8 @@ import { PROMPT_VARIANTS, type PromptVariant, type Task } from '../tasks/types.j
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN } from './exit-codes.js';
 
-const SUITE_HELP = 'bundled (default), envgap-prompts:<dir>, or a YAML/JSON suite file';
+const SUITE_HELP = 'bundled (default), backend (needs --spec), envgap-prompts:<dir>, or a YAML/JSON suite file';
+const SPEC_HELP = 'the API contract of the backend suite (OpenAPI 3)';
 
 function printTable(tasks: readonly Task[]): void {
   const columns: (keyof Task)[] = ['id', 'title', 'domain', 'complexity'];
@@ -21,9 +22,10 @@ export function registerTasks(program: Command, setExitCode: SetExitCode): void 
     .command('list')
     .description('List the tasks of a suite: id, title, domain, complexity')
     .option('--suite <spec>', SUITE_HELP, 'bundled')
+    .option('--spec <openapi.yml>', SPEC_HELP)
     .option('--json', 'print the tasks as JSON')
-    .action((o: { suite: string; json?: boolean }) => {
-      const suite = resolveSuite(o.suite);
+    .action((o: { suite: string; spec?: string; json?: boolean }) => {
+      const suite = resolveSuite(o.suite, { contract: o.spec });
       if (o.json) process.stdout.write(`${JSON.stringify(suite.tasks, null, 2)}\n`);
       else printTable(suite.tasks);
       setExitCode(EXIT_CLEAN);
@@ -32,22 +34,24 @@ export function registerTasks(program: Command, setExitCode: SetExitCode): void 
     .command('show <id>')
     .description('Show one task and the exact prompt an agent receives for it')
     .option('--suite <spec>', SUITE_HELP, 'bundled')
-    .addOption(new Option('--language <language>', 'the language of the prompt').choices(ECOSYSTEM_IDS).default('python'))
+    .option('--spec <openapi.yml>', SPEC_HELP)
+    .addOption(new Option('--language <language>', 'the language of the prompt (default python; a backend task\'s own)').choices(ECOSYSTEM_IDS))
     .addOption(new Option('--variant <variant>', 'explicit asks for a complete project for a clean machine; implicit gives the task alone').choices(PROMPT_VARIANTS).default('explicit'))
     .option('--json', 'print the task and its prompt as JSON')
-    .action((id: string, o: { suite: string; language: EcosystemId; variant: PromptVariant; json?: boolean }) => {
-      const suite = resolveSuite(o.suite);
+    .action((id: string, o: { suite: string; spec?: string; language?: EcosystemId; variant: PromptVariant; json?: boolean }) => {
+      const suite = resolveSuite(o.suite, { contract: o.spec });
       const task = findTask(suite, id);
-      const prompt = suite.prompt(task, o.language, o.variant);
+      const language = o.language ?? task.backend?.language ?? 'python';
+      const prompt = suite.prompt(task, language, o.variant);
       if (o.json) {
-        process.stdout.write(`${JSON.stringify({ suite: suite.name, language: o.language, variant: o.variant, task, prompt }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ suite: suite.name, language, variant: o.variant, task, prompt }, null, 2)}\n`);
       } else {
         process.stdout.write(
           [
             `${task.id}  ${task.title}`,
             `domain: ${task.domain}    complexity: ${task.complexity}    suite: ${suite.name}`,
             '',
-            `Prompt (${o.language}, ${o.variant}):`,
+            `Prompt (${language}, ${o.variant}):`,
             '----',
             prompt.trimEnd(),
             '----',

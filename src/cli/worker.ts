@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { startWorker } from '../queue/worker.js';
 import { checkRedis } from '../queue/redis.js';
+import { redactUrl } from '../store/postgres-db.js';
 import { ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN, EXIT_ERROR } from './exit-codes.js';
-import { positiveInt } from './run.js';
+import { positiveInt } from './number-options.js';
 
 export function registerWorker(program: Command, setExitCode: SetExitCode): void {
   program
@@ -14,12 +15,13 @@ export function registerWorker(program: Command, setExitCode: SetExitCode): void
     .requiredOption('--store <path|url>', STORE_OPTION_HELP)
     .option('--concurrency <n>', 'runs in parallel in this worker', positiveInt('--concurrency', 1), 1)
     .option('--lock-timeout <seconds>', 'a job whose worker has not renewed its lock for this long (the worker died) is handed to another', positiveInt('--lock-timeout', 1), 30)
+    .option('--reconnect-timeout <seconds>', 'how long a lost PostgreSQL store is waited for before the store call (and the job) fails', positiveInt('--reconnect-timeout', 1), 300)
     .option('-q, --quiet', 'no progress lines')
     .addHelpText('after', '\nRuns until SIGTERM or SIGINT: then it takes no more jobs, stops each run after its current attempt and hands it back to the queue (a second signal stops at once).\nA lost queue or store is waited for. Exit codes: 0 stopped, 2 error.')
-    .action(async (o: { queue: string; store: string; concurrency: number; lockTimeout: number; quiet?: boolean }) => {
+    .action(async (o: { queue: string; store: string; concurrency: number; lockTimeout: number; reconnectTimeout: number; quiet?: boolean }) => {
       const log = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof worker: ${m}\n`);
       await checkRedis(o.queue);
-      const store = await ResultsStore.open(o.store, { onConnection: log });
+      const store = await ResultsStore.open(o.store, { onConnection: log, reconnectSec: o.reconnectTimeout });
       const worker = startWorker({ queueUrl: o.queue, store, concurrency: o.concurrency, lockSec: o.lockTimeout, log });
       let signals = 0;
       const onSignal = (signal: NodeJS.Signals) => {
@@ -29,7 +31,7 @@ export function registerWorker(program: Command, setExitCode: SetExitCode): void
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
-      log(`waiting for jobs on ${o.queue}, recording in ${store.location}`);
+      log(`waiting for jobs on ${redactUrl(o.queue)}, recording in ${store.location}`);
       await worker.stopped;
       await store.close();
       log('stopped');

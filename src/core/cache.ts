@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { goFacts } from '../ecosystems/go/facts.js';
 
 /** Root of envproof's caches (package caches, root filesystems): ENVPROOF_CACHE_DIR or ~/.cache/envproof. */
 export function cacheRoot(): string {
@@ -18,5 +19,6 @@ export function packageCacheEnv(root: string): Record<string, string> {
     npm_config_fund: 'false',
     npm_config_audit: 'false',
     MAVEN_OPTS: `-Dmaven.repo.local=${path.join(root, 'm2')}`,
+    ...goFacts.caches.env(root),
   };
 }

@@ -1,10 +1,12 @@
 /** Shared data model of envproof. Everything here is plain data: no I/O. */
 
-export type EcosystemId = 'python' | 'javascript' | 'java' | 'cpp';
-export const ECOSYSTEM_IDS: readonly EcosystemId[] = ['python', 'javascript', 'java', 'cpp'];
+import { goFacts } from '../ecosystems/go/facts.js';
+
+export type EcosystemId = 'python' | 'javascript' | 'java' | 'cpp' | 'go';
+export const ECOSYSTEM_IDS: readonly EcosystemId[] = ['python', 'javascript', 'java', 'cpp', 'go'];
 
 /** How each language is written in reports and prompts. */
-export const LANGUAGE_NAMES: Readonly<Record<EcosystemId, string>> = { python: 'Python', java: 'Java', javascript: 'JavaScript', cpp: 'C++' };
+export const LANGUAGE_NAMES: Readonly<Record<EcosystemId, string>> = { python: 'Python', java: 'Java', javascript: 'JavaScript', cpp: 'C++', go: goFacts.displayName };
 
 /** One package in a layer. `name` is normalised for the ecosystem; versions never decide set membership. */
 export interface Dependency {

@@ -1,4 +1,5 @@
 import { runProcess } from '../core/process.js';
+import { goFacts } from '../ecosystems/go/facts.js';
 
 export interface Check {
   name: string;
@@ -32,6 +33,7 @@ const TOOLS: ToolSpec[] = [
   { name: 'mvn', argv: ['mvn', '--version'], version: /Apache Maven (\S+)/, fix: `${APT} maven` },
   { name: 'cmake', argv: ['cmake', '--version'], version: /cmake version (\S+)/, fix: `${APT} cmake` },
   { name: 'g++', argv: ['g++', '--version'], version: /(\d+\.\d+\.\d+)/, fix: `${APT} g++` },
+  ...goFacts.doctor,
 ];
 
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C.UTF-8' };

@@ -1,5 +1,7 @@
 import type { DeclaredResult, Dependency, EcosystemId } from '../core/types.js';
+import type { ComponentFacts, ManifestEditor, StaticImports } from './outputs.js';
 import type { Sandbox } from '../sandbox/types.js';
+import type { TracerChoice } from '../trace/index.js';
 
 /** Where one audit happens: the project copy and the private environment directory, inside a sandbox. */
 export interface AuditContext {
@@ -9,6 +11,8 @@ export interface AuditContext {
   /** A private directory for the environment (venv, Maven repository copy, build dir), as seen inside. */
   envDir: string;
   timeoutMs: number;
+  /** The tracer of traced runs (default auto). */
+  tracer?: TracerChoice;
   /** Progress lines for the terminal; never part of results. */
   progress(message: string): void;
 }
@@ -57,12 +61,20 @@ export interface RunChoice {
 }
 
 export interface AttributionResult {
-  /** D3: packages that own at least one file the program opened or executed. */
-  traced: Dependency[];
+  /**
+   * D3: packages that own at least one file the program opened or executed. Each entry's `files` lists every
+   * traced file that put it there (the SBOM's evidence occurrences).
+   */
+  traced: TracedDependency[];
   /** Per package name, a few of the files that put it in D3 (evidence for the report). */
   evidence: Record<string, string[]>;
   /** Alternative D3 layers (e.g. Java's opened jars vs loaded classes, C++ build-time), keyed by name. */
-  alternatives?: Record<string, Dependency[]>;
+  alternatives?: Record<string, TracedDependency[]>;
+}
+
+/** A D3 entry with the traced files (paths as seen inside the sandbox) that put it in its layer. */
+export interface TracedDependency extends Dependency {
+  files?: string[];
 }
 
 /**
@@ -91,4 +103,12 @@ export interface EcosystemModule {
   userRun(command: string, ctx: AuditContext, install: InstallResult): RunChoice;
   /** D3 from the files the traced program opened or executed (paths as seen inside the sandbox). */
   attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult): Promise<AttributionResult>;
+  /** Whether a declared dependency pins one version (default: it has a `version`, which D1 sets for exact pins only). */
+  isPinned?(dep: Dependency): boolean;
+  /** SBOM facts about the installed packages (package URL, hashes, dependency graph), while the environment exists. */
+  componentFacts?(ctx: AuditContext, install: InstallResult, attribution: AttributionResult): Promise<ComponentFacts>;
+  /** What the project's code imports, read statically: splits phantoms into unused and imported-but-not-traced. */
+  staticImports?(ctx: AuditContext, install: InstallResult, attribution: AttributionResult): Promise<StaticImports>;
+  /** Surgical edits of the manifest for `envproof fix`, and the manifest lines of declarations for SARIF. */
+  manifestEditor?: ManifestEditor;
 }

@@ -3,7 +3,7 @@ import type { EcosystemId } from '../core/types.js';
 import { ALL_AGENTS, type RunRecord, type TaskInfo } from './aggregate-types.js';
 
 /** The paper's language order. */
-export const LANGUAGE_ORDER: readonly EcosystemId[] = ['python', 'java', 'javascript', 'cpp'];
+export const LANGUAGE_ORDER: readonly EcosystemId[] = ['python', 'java', 'javascript', 'cpp', 'go'];
 
 export interface AggregateContext {
   runs: readonly RunRecord[];

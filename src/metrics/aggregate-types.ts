@@ -9,6 +9,7 @@
  * - row order: agents alphabetically, then 'all'; languages python, java, javascript, cpp.
  */
 import type { EcosystemId } from '../core/types.js';
+import type { BackendReport } from './backend.js';
 
 export type RunSource = 'envgap-csv' | 'envproof';
 
@@ -253,4 +254,6 @@ export interface AggregateReport {
   spearman: SpearmanRow[];
   frequentGaps: FrequentGapRow[];
   setAside: SetAsideRow[];
+  /** The backend suite's metrics (seed 002), when the store holds backend runs. */
+  backend?: BackendReport;
 }

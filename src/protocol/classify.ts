@@ -1,3 +1,5 @@
+import { goFacts } from '../ecosystems/go/facts.js';
+
 /**
  * Error classes of a failed attempt, as fed back to the agent and stored. `infrastructure` marks failures
  * that are not the agent's (sandbox, registry unreachable): retried, never counted against the agent.
@@ -46,6 +48,9 @@ const COMPILER_CONFIGURATION = [
 /** Errors the compiler locates in a source file: the code itself does not compile. */
 const SOURCE_ERROR = [/^\S+\.(?:c|cc|cpp|cxx|h|hh|hpp|hxx):\d+:\d+: (?:fatal )?error:/m, /\S+\.java:\[\d+,\d+\]/, /\S+\.java:\d+: error:/];
 
+/** The build-failure patterns the ecosystems own (go: compiler positions, missing modules). */
+const ECOSYSTEM_PATTERNS = goFacts.failurePatterns;
+
 /** Class of a program that installed and built but did not exit 0 in time. */
 export function classifyRunFailure(output: string, timedOut: boolean): ErrorClass {
   if (timedOut) return 'timeout';
@@ -76,6 +81,6 @@ export function classifyStepFailure(step: string, failureClass: string, output: 
       if (MISSING_MODULE.some((re) => re.test(output))) return 'missing-dependency';
       if (MISSING_SYSTEM_LIBRARY.some((re) => re.test(output))) return 'missing-system-library';
       if (COMPILER_CONFIGURATION.some((re) => re.test(output))) return 'build-configuration';
-      return SOURCE_ERROR.some((re) => re.test(output)) ? 'code-bug' : 'build-configuration';
+      return ECOSYSTEM_PATTERNS.find((p) => p.pattern.test(output))?.class ?? (SOURCE_ERROR.some((re) => re.test(output)) ? 'code-bug' : 'build-configuration');
   }
 }

@@ -4,12 +4,15 @@ import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError 
 import { tail } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
+import type { TracerChoice } from '../trace/index.js';
+import type { Evaluation } from '../verify/evaluate.js';
 import { classifyRunFailure, classifyStepFailure, type ErrorClass } from './classify.js';
 
 export interface ExecuteOptions {
   language: EcosystemId;
   sandbox: BackendChoice;
   environment?: EnvironmentChoice;
+  tracer?: TracerChoice;
   timeoutSec: number;
   /** Which view of D3 the metrics use per ecosystem (java: `loaded` or `opened`), as `audit --java-attribution`. */
   tracedView?: AuditOptions['tracedView'];
@@ -23,11 +26,15 @@ export interface AttemptFailure {
 }
 
 /** `sandbox`: the backend the attempt ran in, or the one requested when it failed before a sandbox existed. */
-export type ExecuteOutcome = { sandbox: BackendChoice } & (
+export type ExecuteOutcome = (
   | { success: true; report: AuditReport }
   /** `report` is there when the program was installed and run but failed. */
   | { success: false; failure: AttemptFailure; report?: AuditReport }
-);
+) & {
+  sandbox: BackendChoice;
+  /** Backend tasks: the behavioural evaluation the outcome was decided by. */
+  evaluation?: Evaluation;
+};
 
 const TAIL_LINES = 60;
 
@@ -47,6 +54,7 @@ export async function executeAttempt(projectDir: string, opts: ExecuteOptions): 
       sandbox: opts.sandbox,
       ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
       environment: opts.environment,
+      tracer: opts.tracer,
       progress: opts.progress,
       onSandbox: (backend) => {
         sandbox = backend;

@@ -24,8 +24,11 @@ export function planRuns(spec: MatrixSpec): RunPlan[] {
   const plans: RunPlan[] = [];
   for (const agent of spec.agents)
     for (const language of spec.languages)
-      for (const task of spec.tasks)
+      for (const task of spec.tasks) {
+        // A backend task is written in its framework's language only.
+        if (task.backend && task.backend.language !== language) continue;
         for (let trial = 1; trial <= spec.trials; trial++) plans.push({ agent, suite: spec.suite, task, language, trial, variant: spec.variant });
+      }
   return plans;
 }
 

@@ -28,3 +28,17 @@ export function repairPrompt(failure: AttemptFailure, language: EcosystemId): st
     '',
   ].join('\n');
 }
+
+/** The Repair prompt of a backend task: what the evaluation found (failure class, failed assertions, verifiers, log). */
+export function backendRepairPrompt(failure: AttemptFailure): string {
+  return [
+    'Your server was installed and started on a clean machine and tested against the contract. It did not pass:',
+    '',
+    '```',
+    failure.tail.trimEnd(),
+    '```',
+    '',
+    'Fix the project so that every operation behaves as the contract says and every required constraint holds. Keep run.sh starting the server in the foreground.',
+    '',
+  ].join('\n');
+}

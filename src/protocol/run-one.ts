@@ -3,17 +3,20 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Agent, AgentTurnResult, Usage } from '../agents/types.js';
 import type { AuditReport } from '../audit/report.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, UsageError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { ecosystemById } from '../ecosystems/index.js';
 import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
+import type { TracerChoice } from '../trace/index.js';
 import type { ResultsStore } from '../store/store.js';
 import type { AttemptRecord, RunKey, StoredRun } from '../store/types.js';
 import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
 import { PAPER_ERROR_TYPE, type ErrorClass } from './classify.js';
 import { executeAttempt, type AttemptFailure, type ExecuteOptions } from './execute.js';
-import { repairPrompt } from './prompts.js';
+import { backendRepairPrompt, repairPrompt } from './prompts.js';
 import { restoreTree, snapshotTree } from './tree.js';
+import type { Evaluation } from '../verify/evaluate.js';
+import { evaluationRecord, executeBackendAttempt, type BackendExecuteOptions } from '../verify/protocol-step.js';
 
 export interface RunPlan {
   agent: Agent;
@@ -30,6 +33,8 @@ export interface ProtocolOptions {
   sandbox: BackendChoice;
   /** Extra Debian packages, container base image. */
   environment?: EnvironmentChoice;
+  /** The tracer of the program's run (default auto). */
+  tracer?: TracerChoice;
   /** Time limit of the program's run, seconds. */
   runTimeoutSec: number;
   /** Time limit of one agent turn, seconds. */
@@ -41,6 +46,8 @@ export interface ProtocolOptions {
   /** Seconds to wait before the first retry; each further retry waits twice as long. */
   retryDelaySec: number;
   workRoot?: string;
+  /** Backend tasks: the contract and collection their evaluation uses. */
+  backend?: Pick<BackendExecuteOptions, 'spec' | 'collection' | 'startupTimeoutSec'>;
   progress(phase: string): void;
   /** Asked before each attempt: true stops the run there, left `running` to be resumed (a worker shutting down). */
   shouldStop?(): boolean;
@@ -119,6 +126,11 @@ async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => T):
   }
 }
 
+function backendOptions(opts: ProtocolOptions): NonNullable<ProtocolOptions['backend']> {
+  if (!opts.backend) throw new UsageError('backend tasks need the API contract', 'pass --spec <openapi.yml>');
+  return opts.backend;
+}
+
 const sleep = (sec: number) => new Promise((r) => setTimeout(r, sec * 1000));
 
 /**
@@ -158,7 +170,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       if (opts.shouldStop?.()) return 'interrupted';
       const started = new Date();
       const taskPrompt = plan.suite.prompt(plan.task, plan.language, plan.variant);
-      const prompt = round === 0 || !lastFailure ? taskPrompt : repairPrompt(lastFailure, plan.language);
+      const prompt = round === 0 || !lastFailure ? taskPrompt : plan.task.backend ? backendRepairPrompt(lastFailure) : repairPrompt(lastFailure, plan.language);
       opts.progress(round === 0 ? 'generating' : `repair round ${round}`);
 
       const agentStarted = performance.now();
@@ -195,22 +207,27 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       let failure: AttemptFailure | undefined;
       let report: AuditReport | undefined;
       let sandbox: string = opts.sandbox;
+      let evaluation: Evaluation | undefined;
       if (turn.status === 'failed') {
         failure = { class: 'agent-error', step: 'entry', tail: turn.reason };
       } else {
         opts.progress(`executing attempt ${round}`);
         for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
           if (attempt > 0) await sleep(opts.retryDelaySec * 2 ** (attempt - 1));
-          const outcome = await executeAttempt(workspace, {
-            language: plan.language,
-            sandbox: opts.sandbox,
-            environment: opts.environment,
-            timeoutSec: opts.runTimeoutSec,
-            ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
-            progress: () => {},
-          });
+          const outcome = plan.task.backend
+            ? await executeBackendAttempt(workspace, plan.task.backend, { ...backendOptions(opts), sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} })
+            : await executeAttempt(workspace, {
+                language: plan.language,
+                sandbox: opts.sandbox,
+                environment: opts.environment,
+                tracer: opts.tracer,
+                timeoutSec: opts.runTimeoutSec,
+                ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
+                progress: () => {},
+              });
           report = outcome.report;
           sandbox = outcome.sandbox;
+          evaluation = outcome.evaluation;
           failure = outcome.success ? undefined : outcome.failure;
           if (failure?.class !== 'infrastructure') break;
         }
@@ -248,7 +265,9 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       };
       ownMs += performance.now() - own;
       phases.envproof = Math.round(ownMs);
-      await store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record]);
+      // The attempt and its evaluation in one transaction: a run resumed after it never lacks the evaluation.
+      const evaluations = evaluation && plan.task.backend ? [evaluationRecord(round, plan.task.backend, evaluation)] : [];
+      await store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record], evaluations);
       if (!failure) return 'succeeded';
       lastFailure = failure;
     }

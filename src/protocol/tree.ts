@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { goFacts } from '../ecosystems/go/facts.js';
 
 /** One entry of a project tree: a file (with its blob hash) or a symlink (with its target). */
 export interface TreeEntry {
@@ -20,7 +21,7 @@ export interface TreeSnapshot {
 }
 
 /** Directories an install or build creates: not part of what the agent wrote. */
-const SKIPPED_DIRS = new Set(['node_modules', '.git', '__pycache__', '.venv', 'venv', 'target', 'build']);
+const SKIPPED_DIRS = new Set(['node_modules', '.git', '__pycache__', '.venv', 'venv', 'target', 'build', ...goFacts.skipDirs]);
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 

@@ -15,8 +15,11 @@ import type { RunKey } from '../store/types.js';
 import { resolveSuite } from '../tasks/resolve.js';
 import type { PromptVariant, TaskSuite } from '../tasks/types.js';
 
-/** The protocol's options a job carries (the sandbox as chosen: `auto` is resolved on the worker's machine). */
-export type JobProtocolOptions = Pick<ProtocolOptions, 'repairs' | 'runTimeoutSec' | 'agentTimeoutSec' | 'tracedView' | 'infraRetries' | 'retryDelaySec'> & {
+/**
+ * The protocol's options a job carries (the sandbox as chosen: `auto` is resolved on the worker's machine; a
+ * backend task's contract and collection as absolute paths).
+ */
+export type JobProtocolOptions = Pick<ProtocolOptions, 'repairs' | 'runTimeoutSec' | 'agentTimeoutSec' | 'tracedView' | 'infraRetries' | 'retryDelaySec' | 'tracer' | 'backend'> & {
   sandbox: BackendChoice;
   environment: EnvironmentChoice;
 };
@@ -76,7 +79,7 @@ export function absoluteAgentSpec(spec: string): string {
 
 /** The suite spec with its file or folder made absolute. */
 export function absoluteSuiteSpec(spec: string): string {
-  if (spec === 'bundled') return spec;
+  if (spec === 'bundled' || spec === 'backend') return spec;
   const prefix = 'envgap-prompts:';
   return spec.startsWith(prefix) ? `${prefix}${path.resolve(spec.slice(prefix.length))}` : path.resolve(spec);
 }
@@ -87,8 +90,11 @@ export class PlanBuilder {
   private readonly agents = new Map<string, ReturnType<typeof agentFromSpec>>();
 
   plan(job: RunJob): RunPlan {
-    let suite = this.suites.get(job.suite);
-    if (!suite) this.suites.set(job.suite, (suite = resolveSuite(job.suite)));
+    // The backend suite's prompts carry its contract.
+    const contract = job.protocol.backend?.spec;
+    const suiteKey = JSON.stringify([job.suite, contract]);
+    let suite = this.suites.get(suiteKey);
+    if (!suite) this.suites.set(suiteKey, (suite = resolveSuite(job.suite, { contract })));
     let agent = this.agents.get(job.agent);
     if (!agent) this.agents.set(job.agent, (agent = agentFromSpec(job.agent)));
     const task = suite.tasks.find((t) => t.id === job.taskId);

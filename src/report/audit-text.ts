@@ -1,7 +1,7 @@
 import { shellCommandLine } from '../core/shell.js';
 import type { AuditReport, LayerCount, LayerEntry } from '../audit/report.js';
 
-function fmt(x: number | null, digits = 2): string {
+export function formatRate(x: number | null, digits = 2): string {
   return x === null ? 'n/a' : x.toFixed(digits);
 }
 
@@ -35,6 +35,22 @@ function gapLine(label: string, names: string[] | null, meaning: string): string
   return `  ${label.padEnd(11)} ${String(names.length).padStart(3)}  ${names.length ? names.join(', ') : '-'}${names.length ? `\n${' '.repeat(19)}(${meaning})` : ''}`;
 }
 
+/** The phantoms by what to do about them, when the ecosystem read the code's static imports. */
+function phantomSplit(r: AuditReport): string[] {
+  const phantoms = r.findings.filter((f) => f.kind === 'phantom' && f.phantom);
+  if (!phantoms.length) return [];
+  const unused = phantoms.filter((f) => f.phantom === 'unused').map((f) => f.name);
+  const notTraced = phantoms.filter((f) => f.phantom === 'not-traced');
+  const out: string[] = [];
+  const pad = ' '.repeat(19);
+  if (unused.length) out.push(`${pad}unused, nothing imports it (remove): ${unused.join(', ')}`);
+  if (notTraced.length) {
+    out.push(`${pad}imported by the code, not loaded: ${notTraced.map((f) => `${f.name} (${f.importedAt?.[0] ?? ''})`).join(', ')}`);
+    out.push(`${pad}  (${notTraced[0]!.advice})`);
+  }
+  return out;
+}
+
 export interface AuditTextOptions {
   /** Also the full command line that was traced (internal paths, the class path, the PATH wrapper). */
   verbose?: boolean;
@@ -53,16 +69,17 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
   out.push('');
   out.push('Gaps');
   out.push(gapLine('phantom', r.gaps.phantom, 'declared but never loaded: D1 \\ D3'));
+  out.push(...phantomSplit(r));
   out.push(gapLine('hidden', r.gaps.hidden, 'loaded but not declared: D3 \\ D1'));
   out.push(gapLine('bloat', r.gaps.bloat, 'installed but never loaded: D2 \\ D3'));
   out.push(gapLine('transitive', r.gaps.transitive, 'installed but not declared: D2 \\ D1'));
   out.push('');
   out.push(`Metrics (over distinct names: n1 ${m.n1}, n2 ${m.n2}, n3 ${m.n3 ?? 'unknown'})`);
-  out.push(`  inflation ${fmt(m.inflation)}   phantom rate ${fmt(m.phantomRate)}   hidden rate ${fmt(m.hiddenRate)}   bloat rate ${fmt(m.bloatRate)}`);
-  out.push(`  precision ${fmt(m.precision)}   recall ${fmt(m.recall)}   F1 ${fmt(m.f1)}`);
+  out.push(`  inflation ${formatRate(m.inflation)}   phantom rate ${formatRate(m.phantomRate)}   hidden rate ${formatRate(m.hiddenRate)}   bloat rate ${formatRate(m.bloatRate)}`);
+  out.push(`  precision ${formatRate(m.precision)}   recall ${formatRate(m.recall)}   F1 ${formatRate(m.f1)}`);
   if (r.paperCompatible) {
     const pm = r.paperCompatible.metrics;
-    out.push(`  paper-compatible (D2 := D1, as the paper defines it for C++): inflation ${fmt(pm.inflation)}   bloat rate ${fmt(pm.bloatRate)}`);
+    out.push(`  paper-compatible (D2 := D1, as the paper defines it for C++): inflation ${formatRate(pm.inflation)}   bloat rate ${formatRate(pm.bloatRate)}`);
   }
   const alternatives = Object.entries(r.alternatives).filter(([name]) => r.alternativeMetrics[name]);
   if (alternatives.length) {
@@ -73,7 +90,7 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
       const g = r.alternativeMetrics[name]!.gaps;
       out.push(`  ${name}: ${deps.map((d) => d.name).join(', ') || '(none)'}`);
       out.push(`    phantom ${g.phantom.join(', ') || '-'}; hidden ${g.hidden.join(', ') || '-'}`);
-      out.push(`    precision ${fmt(am.precision)}   recall ${fmt(am.recall)}   F1 ${fmt(am.f1)}   phantom rate ${fmt(am.phantomRate)}   hidden rate ${fmt(am.hiddenRate)}`);
+      out.push(`    precision ${formatRate(am.precision)}   recall ${formatRate(am.recall)}   F1 ${formatRate(am.f1)}   phantom rate ${formatRate(am.phantomRate)}   hidden rate ${formatRate(am.hiddenRate)}`);
     }
   }
   if (r.buildTools.declared.length || r.buildTools.found.length) {
@@ -83,8 +100,8 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
     if (r.buildTools.found.length) out.push(`  found:    ${r.buildTools.found.map(entry).join(', ')}`);
     const paper = r.alternativeMetrics.withBuildTools?.metrics;
     if (paper) {
-      out.push(`  counted as dependencies, as the paper counts every find_package name: inflation ${fmt(paper.inflation)}   phantom rate ${fmt(paper.phantomRate)}`);
-      out.push(`    precision ${fmt(paper.precision)}   recall ${fmt(paper.recall)}   F1 ${fmt(paper.f1)}`);
+      out.push(`  counted as dependencies, as the paper counts every find_package name: inflation ${formatRate(paper.inflation)}   phantom rate ${formatRate(paper.phantomRate)}`);
+      out.push(`    precision ${formatRate(paper.precision)}   recall ${formatRate(paper.recall)}   F1 ${formatRate(paper.f1)}`);
     }
   }
   if (r.systemDependencies.length) {
@@ -103,21 +120,32 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
     out.push('Manifest entries not counted');
     for (const s of r.skipped) out.push(`  ${s.raw}  [${s.reason}${s.detail ? `: ${s.detail}` : ''}]${s.source ? `  at ${s.source}` : ''}`);
   }
+  const unpinned = r.findings.filter((f) => f.kind === 'unpinned');
+  if (unpinned.length) {
+    out.push('');
+    out.push(`Unpinned (declared without one exact version): ${unpinned.map((f) => `${f.name}${f.version ? ` (installed ${f.version})` : ''}`).join(', ')}`);
+  }
+  const ignored = r.findings.filter((f) => f.ignored);
+  if (ignored.length) out.push(`Ignored by the configuration: ${ignored.map((f) => `${f.name} (${f.kind})`).join(', ')}`);
   out.push('');
-  const run = r.run;
-  const status = !run.started
-    ? `never started: ${run.notStarted}`
-    : run.timedOut ? 'timed out' : run.success ? 'succeeded' : run.signal ? `killed by ${run.signal}` : `failed with exit code ${run.exitCode}`;
-  out.push(`Run: ${run.command}  (${run.reason})`);
-  if (opts.verbose) out.push(`  full command line: ${shellCommandLine(run.argv)}`);
-  const network = run.isolation.networkOff ? 'traced with the network off' : 'traced with the network ON (not isolated)';
-  out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, ${network}`);
-  if (!run.success && run.outputTail.trim()) {
-    out.push('  last output:');
-    for (const l of run.outputTail.trimEnd().split('\n').slice(-10)) out.push(`    ${l}`);
+  for (const run of r.runs) {
+    const status = !run.started
+      ? `never started: ${run.notStarted}`
+      : run.timedOut ? 'timed out' : run.success ? 'succeeded' : run.signal ? `killed by ${run.signal}` : `failed with exit code ${run.exitCode}`;
+    out.push(`Run: ${run.command}  (${run.reason})`);
+    if (opts.verbose) out.push(`  full command line: ${shellCommandLine(run.argv)}`);
+    const tracer = run.tracer === 'fast' ? 'the fast tracer (kernel events)' : 'strace';
+    const network = run.isolation.networkOff ? 'the network off' : 'the network ON (not isolated)';
+    out.push(`  ${status} in ${(run.durationMs / 1000).toFixed(2)} s, traced with ${tracer}, ${network}`);
+    const o = run.overhead;
+    if (o) out.push(`  tracing overhead (${o.tracer}, ${o.n} runs each): untraced ${o.untracedMedianMs} ms, traced ${o.tracedMedianMs} ms (medians), ratio ${o.ratio.toFixed(3)} (median of the pairwise ratios)`);
+    if (!run.success && run.outputTail.trim()) {
+      out.push('  last output:');
+      for (const l of run.outputTail.trimEnd().split('\n').slice(-10)) out.push(`    ${l}`);
+    }
   }
   const p = r.phasesMs;
-  out.push(`Time: prepare ${p.prepare} ms, install ${p.install} ms, build ${p.build} ms, run ${p.run} ms, reading the trace ${p.tracing} ms, analysis ${p.analysis} ms`);
+  out.push(`Time: prepare ${p.prepare} ms, install ${p.install} ms, build ${p.build} ms, run ${p.run} ms, reading the trace ${p.tracing} ms, analysis ${p.analysis} ms${p.overhead ? `, overhead runs ${p.overhead} ms` : ''}`);
   for (const n of r.notes) out.push(`note: ${n}`);
   if (r.workDir) out.push(`work directory kept: ${r.workDir}`);
   return `${out.join('\n')}\n`;

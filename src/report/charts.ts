@@ -6,6 +6,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { LANGUAGE_NAMES, type EcosystemId } from '../core/types.js';
 import { ALL_AGENTS, type AggregateReport, type RepairBucket } from '../metrics/aggregate.js';
+import { backendFigures } from './backend-charts.js';
 import { boxStats, evenSample } from './charts-stats.js';
 
 export interface ChartFigure {
@@ -60,11 +61,11 @@ const CONFIG = {
   view: { stroke: null },
 } as const;
 
-function chart(id: string, title: string, caption: string, spec: Record<string, unknown>): ChartFigure {
+export function chart(id: string, title: string, caption: string, spec: Record<string, unknown>): ChartFigure {
   return { kind: 'chart', id, title, caption, spec: { config: CONFIG, ...spec } as TopLevelSpec };
 }
 
-function missing(id: string, title: string, reason: string): MissingFigure {
+export function missing(id: string, title: string, reason: string): MissingFigure {
   return { kind: 'missing', id, title, reason };
 }
 
@@ -422,5 +423,6 @@ export function buildFigures(report: AggregateReport): Figure[] {
     inflationDistribution(report),
     crossAgentAgreement(report),
     convergenceByDomain(report),
+    ...backendFigures(report.backend),
   ];
 }

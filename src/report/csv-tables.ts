@@ -4,6 +4,7 @@
  * others carry what the paper did not publish (per-agent strata, pooled rows, repair depth, Tables A1/B4/B5).
  */
 import { ALL_AGENTS, REPAIR_BUCKETS, type AggregateReport } from '../metrics/aggregate.js';
+import { backendTables } from './backend-tables.js';
 import { formatNumber, formatSignificant } from './csv-number.js';
 
 export interface ReportTable {
@@ -216,5 +217,5 @@ export function setAsideSentence(report: AggregateReport): string {
 }
 
 export function allTables(report: AggregateReport): ReportTable[] {
-  return [...paperTables(report), ...extendedTables(report)];
+  return [...paperTables(report), ...extendedTables(report), ...(report.backend ? backendTables(report.backend) : [])];
 }

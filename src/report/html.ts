@@ -46,6 +46,13 @@ const SECTIONS: Section[] = [
   { id: 'appendix', title: 'Appendix: manifest size and the most frequent gaps', items: ['tableA1_spearman', 'tableB4_phantom', 'tableB5_hidden'] },
 ];
 
+/** Only when the store holds backend runs. */
+const BACKEND_SECTION: Section = {
+  id: 'backend',
+  title: 'Backend generation under constraints',
+  items: ['figB1', 'backend_levels', 'backend_decay', 'backend_marginal_effects', 'backend_pass_at_k', 'figB2', 'backend_frameworks', 'backend_taxonomy'],
+};
+
 const SOURCE_LABELS: Record<RunSource, string> = {
   'envgap-csv': 'imported from the EnvGap paper’s per-run CSVs',
   envproof: 'recorded by envproof run',
@@ -98,9 +105,10 @@ export async function renderHtml(report: AggregateReport): Promise<string> {
   for (const f of figures.values()) if (f.kind === 'chart') svgs.set(f.id, await renderSvg(f.spec));
   const tables = new Map<string, ReportTable>(allTables(report).map((t) => [t.name, t]));
 
-  const placed = new Set(SECTIONS.flatMap((s) => s.items));
+  const known = report.backend ? [...SECTIONS, BACKEND_SECTION] : SECTIONS;
+  const placed = new Set(known.flatMap((s) => s.items));
   const leftover = [...figures.keys(), ...tables.keys()].filter((id) => !placed.has(id));
-  const sections = leftover.length > 0 ? [...SECTIONS, { id: 'other', title: 'Other tables', items: leftover }] : SECTIONS;
+  const sections = leftover.length > 0 ? [...known, { id: 'other', title: 'Other tables', items: leftover }] : known;
 
   const body = sections.map((s) => {
     const parts = s.items.flatMap((id) => {

@@ -2,7 +2,7 @@
 import type { AggregateReport } from '../metrics/aggregate.js';
 import { allTables, setAsideSentence, type ReportTable } from './csv-tables.js';
 
-function mdCell(cell: string): string {
+export function mdCell(cell: string): string {
   return cell === '' ? ' ' : cell.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 

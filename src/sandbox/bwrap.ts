@@ -32,7 +32,8 @@ export function bwrapArgv(plan: BwrapPlan): string[] {
     if (e.symlink !== undefined) out.push('--symlink', e.symlink, `/${e.name}`);
     else out.push('--ro-bind', path.join(plan.rootfs, e.name), `/${e.name}`);
   }
-  out.push('--dev', '/dev', '--proc', '/proc', '--perms', '1777', '--tmpfs', '/tmp');
+  // A private /dev/shm: POSIX semaphores and shared memory (Python's multiprocessing, libfaketime) need one.
+  out.push('--dev', '/dev', '--proc', '/proc', '--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/dev/shm');
   for (const f of plan.hostFiles) out.push('--ro-bind', f, f);
   // Installs may fill the caches; the traced run (no network) only reads them.
   out.push(...traversableParents(CACHE_INSIDE), plan.network ? '--bind' : '--ro-bind', plan.cacheDir, CACHE_INSIDE);
@@ -77,6 +78,7 @@ export function rootEntriesOf(rootfs: string): RootEntry[] {
 /** Bubblewrap over a cached Debian root filesystem: read-only system, the work directory as the only writable place. */
 export class BwrapSandbox implements Sandbox {
   readonly backend = 'bwrap' as const;
+  readonly supportsHostWrapper = true;
   readonly workDir: string;
   readonly rootOnHost: string;
   readonly baseline: SandboxBaseline;
@@ -124,7 +126,7 @@ export class BwrapSandbox implements Sandbox {
       hostFiles: this.hostFiles,
       dropToUid: this.dropToUid,
     });
-    const result = await runProcess(argv, {
+    const result = await runProcess([...(req.hostWrapper ?? []), ...argv], {
       env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
       timeoutMs: req.timeoutMs,
       maxOutputBytes: req.maxOutputBytes,

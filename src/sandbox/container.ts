@@ -58,6 +58,8 @@ let runCounter = 0;
 export class ContainerSandbox implements Sandbox {
   readonly workDir: string;
   readonly rootOnHost: string;
+  /** The engine, not the client this class starts, runs the container's processes. */
+  readonly supportsHostWrapper = false;
   baseline?: SandboxBaseline;
   systemPackages: readonly SystemPackage[];
   private readonly hostFiles: string[];
@@ -97,6 +99,7 @@ export class ContainerSandbox implements Sandbox {
   }
 
   async exec(req: ExecRequest): Promise<ExecResult> {
+    if (req.hostWrapper) throw new EnvproofError(`the ${this.backend} sandbox cannot run a host command around its programs`);
     await prepareWritableDirs(this.workDir, sandboxUid());
     return withCacheView(this.caches, req.network, async (cacheDir) => {
       const name = `envproof-${process.pid}-${++runCounter}`;

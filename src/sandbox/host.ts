@@ -43,17 +43,20 @@ function works(argv: readonly string[]): { ok: boolean; detail: string } {
  * one that left its process group, dies with it; and, for runs without network, its own network namespace
  * (only loopback, brought up so local servers work). As root plain `unshare`; otherwise inside a user
  * namespace where the kernel permits one (the program then runs as root of that namespace).
+ * A shell is the namespace's init and waits for the program: the program must not be init, which ignores the
+ * signals it has no handler for (`abort()` would end in SIGSEGV, `kill -TERM` would do nothing).
  */
 export function hostNamespaces(): HostNamespaces {
   if (probed) return probed;
   const tree = ['unshare', '--pid', '--fork', '--kill-child'];
-  const processTree = works([...tree, 'true']).ok ? [...tree, '--'] : [];
+  const init = ['sh', '-c', '"$@"; exit $?', 'sh'];
+  const processTree = works([...tree, '--', ...init, 'true']).ok ? [...tree, '--', ...init] : [];
   const ip = commandPath('ip');
   if (!ip) {
     probed = { processTree, network: null, networkProblem: '`ip` (iproute2) is not installed, so loopback could not be brought up in a network namespace' };
     return probed;
   }
-  const loopbackUp = ['sh', '-c', `${ip} link set lo up && exec "$@"`, 'envproof-netns'];
+  const loopbackUp = ['sh', '-c', `${ip} link set lo up || exit 1; "$@"; exit $?`, 'envproof-netns'];
   const candidates = process.getuid?.() === 0 ? [['unshare', '--net', ...tree.slice(1)]] : [['unshare', '--user', '--map-root-user', '--net', ...tree.slice(1)]];
   let problem = '';
   for (const c of candidates) {
@@ -85,6 +88,7 @@ export function hostWarning(ns: HostNamespaces = hostNamespaces()): string {
 /** The weakest backend: a temporary directory and a cleaned environment on the host. */
 export class HostSandbox implements Sandbox {
   readonly backend = 'host' as const;
+  readonly supportsHostWrapper = true;
   readonly rootOnHost = '/';
   readonly systemPackages = [];
   readonly workDir: string;
@@ -112,7 +116,7 @@ export class HostSandbox implements Sandbox {
       ownProcessTree: cutNetwork || ns.processTree.length > 0,
       ...(!req.network && !cutNetwork ? { shortfall: `the network stayed on: ${ns.networkProblem}` } : {}),
     };
-    const result = await runProcess([...(cutNetwork ? ns.network! : ns.processTree), ...req.argv], {
+    const result = await runProcess([...(req.hostWrapper ?? []), ...(cutNetwork ? ns.network! : ns.processTree), ...req.argv], {
       cwd: req.cwd,
       env: cleanEnvironment(home, req.env),
       timeoutMs: req.timeoutMs,

@@ -1,4 +1,5 @@
 import type { EcosystemId } from '../core/types.js';
+import { goFacts } from '../ecosystems/go/facts.js';
 
 /**
  * What a clean environment for one language contains: a minimal Debian plus the toolchain, so that a program
@@ -14,11 +15,23 @@ const TOOLCHAIN_PACKAGES: Record<EcosystemId, readonly string[]> = {
   java: ['openjdk-17-jdk-headless', 'maven'],
   javascript: ['nodejs', 'npm'],
   cpp: ['g++', 'cmake', 'make', 'git', 'zlib1g-dev', 'pkg-config'],
+  go: goFacts.recipe.debianPackages,
 };
 
 /** The Debian packages installed on top of a minimal base for `language`, sorted. */
 export function debianPackages(language: EcosystemId): string[] {
   return [...TOOLCHAIN_PACKAGES[language], ...COMMON_PACKAGES].sort();
+}
+
+/** What the environment gets beyond Debian packages (Go: its toolchain from the module proxy), installed on the host into the tree. */
+export function recipeProvision(language: EcosystemId): { id: string; install(rootDir: string, progress: (message: string) => void): Promise<void> } | undefined {
+  return language === goFacts.id ? goFacts.recipe.provision : undefined;
+}
+
+/** The recipe as the environment's marker records it: the Debian packages, then what is provisioned beyond them. */
+export function recipeOf(language: EcosystemId): string[] {
+  const extra = recipeProvision(language);
+  return [...debianPackages(language), ...(extra ? [extra.id] : [])];
 }
 
 /**
@@ -56,6 +69,7 @@ const BASELINE_QUERIES: Record<EcosystemId, readonly BaselineQuery[]> = {
   // A fresh environment's Maven local repository is empty: there is nothing for Maven to list.
   java: [],
   cpp: [{ manager: 'pkg-config', argv: ['pkg-config', '--list-all'], parse: parsePkgConfigList }],
+  go: goFacts.recipe.baseline,
 };
 
 export function baselineQueries(language: EcosystemId): readonly BaselineQuery[] {

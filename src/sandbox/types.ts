@@ -25,6 +25,12 @@ export interface ExecRequest {
   /** Installing needs the network; the traced run does not get it. */
   network: boolean;
   maxOutputBytes?: number;
+  /**
+   * A command run on the host around the sandbox's whole command line, which it must run (a tracer watching the
+   * program from outside, where the program cannot reach what it writes). Only for sandboxes whose
+   * `supportsHostWrapper` is true.
+   */
+  hostWrapper?: readonly string[];
 }
 
 /** What isolation one program run really had, which may be less than it asked for (the host backend). */
@@ -65,6 +71,8 @@ export interface Sandbox {
   readonly workDir: string;
   /** A sentence for reports when isolation is weak (host), otherwise undefined. */
   readonly isolationWarning?: string;
+  /** Whether the programs `exec` runs are descendants of the host process it starts (not with a container engine). */
+  readonly supportsHostWrapper: boolean;
   exec(req: ExecRequest): Promise<ExecResult>;
   /** Host path of a path seen inside, or null when it is not visible from the host (e.g. the rootfs's own /usr). */
   toHost(insidePath: string): string | null;

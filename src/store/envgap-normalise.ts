@@ -4,6 +4,7 @@
  * `group:artifact` keeps the group), so that the published numbers reproduce.
  */
 import type { EcosystemId } from '../core/types.js';
+import { goFacts } from '../ecosystems/go/facts.js';
 
 const TRUE_WORDS = new Set(['true', '1', 'yes', 'success']);
 const EMPTY_ITEMS = new Set(['none', 'n/a', '-']);
@@ -51,6 +52,8 @@ function languageItem(item: string, language: EcosystemId, column: DependencyCol
       return column === 'traced' ? cppRuntimeItem(item) : item;
     case 'javascript':
       return item;
+    case 'go':
+      return goFacts.normaliseName(item);
   }
 }
 

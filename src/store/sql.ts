@@ -54,3 +54,38 @@ export function postgresPlaceholders(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 }
+
+/**
+ * `INSERT INTO table (columns) VALUES (?, …)`, updating the other columns of a row whose `key` columns are taken:
+ * the one upsert both dialects understand. Parameters are positional, in the order of `columns`.
+ */
+export function insertStatement(table: string, columns: readonly string[], key: readonly string[]): string {
+  const others = columns.filter((c) => !key.includes(c));
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
+ON CONFLICT (${key.join(', ')}) DO ${others.length ? `UPDATE SET ${others.map((c) => `${c} = excluded.${c}`).join(', ')}` : 'NOTHING'}`;
+}
+
+/** A value as a JSON text column; null and undefined as NULL. */
+export function jsonOrNull(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+/** A JSON text column's value; NULL as null. */
+export function parseJson<T>(value: unknown): T {
+  return (value === null ? null : JSON.parse(value as string)) as T;
+}
+
+/** Rows per multi-row INSERT: few round trips, and well under both databases' limits on parameters. */
+const ROWS_PER_INSERT = 200;
+
+/**
+ * Inserts many rows, skipping those whose key is taken, in multi-row statements (one round trip per
+ * `ROWS_PER_INSERT` rows rather than per row, which is what PostgreSQL over a network needs).
+ */
+export async function insertNew(q: Queryable, table: string, columns: readonly string[], rows: readonly SqlValue[][]): Promise<void> {
+  const row = `(${columns.map(() => '?').join(', ')})`;
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+    await q.run(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => row).join(', ')} ON CONFLICT DO NOTHING`, chunk.flat());
+  }
+}

@@ -7,11 +7,13 @@ import { EnvproofError } from '../core/errors.js';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
 import type { TreeEntry, TreeSnapshot } from '../protocol/tree.js';
+import { evaluationFromRow, FINAL_EVALUATIONS, putEvaluation } from './evaluations.js';
 import { PostgresDatabase } from './postgres-db.js';
+import { ReproTables } from './repro-tables.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
-import type { Queryable, SqlDatabase, SqlValue } from './sql.js';
+import { insertNew, insertStatement, jsonOrNull, parseJson, type SqlDatabase, type SqlValue } from './sql.js';
 import { SqliteDatabase } from './sqlite-db.js';
-import type { AttemptRecord, RunKey, RunStatus, StoredRun, StoredTask } from './types.js';
+import type { AttemptRecord, BackendEvaluationRecord, RunKey, RunStatus, StoredRun, StoredTask } from './types.js';
 
 export const DEFAULT_STORE = 'envproof.db';
 
@@ -60,26 +62,18 @@ const RUN_COLUMNS = [
   'initial_error_type', 'd1', 'd2', 'd3', 'claimed_count', 'transitive_count', 'raw', 'origin', 'status', 'updated_at',
 ] as const;
 
-const UPSERT_RUN = `
-INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map(() => '?').join(', ')})
-ON CONFLICT (source, agent, language, task_id, trial) DO UPDATE SET
-  is_primary = excluded.is_primary, first_success = excluded.first_success, final_success = excluded.final_success,
-  repair_depth = excluded.repair_depth, initial_error_type = excluded.initial_error_type, d1 = excluded.d1,
-  d2 = excluded.d2, d3 = excluded.d3, claimed_count = excluded.claimed_count,
-  transitive_count = excluded.transitive_count, raw = excluded.raw, origin = excluded.origin,
-  status = excluded.status, updated_at = excluded.updated_at
-RETURNING id`;
+const RUN_KEY_COLUMNS = ['source', 'agent', 'language', 'task_id', 'trial'];
+
+const UPSERT_RUN = `${insertStatement('runs', RUN_COLUMNS, RUN_KEY_COLUMNS)} RETURNING id`;
 
 const ATTEMPT_COLUMNS = [
   'run_id', 'attempt', 'tree_hash', 'manifest_path', 'manifest', 'success', 'error_class', 'error_tail', 'started_at',
   'duration_ms', 'tokens_in', 'tokens_out', 'cost_usd', 'step', 'note', 'phases', 'sandbox',
 ] as const;
 
-const PUT_ATTEMPT = `
-INSERT INTO attempts (${ATTEMPT_COLUMNS.join(', ')}) VALUES (${ATTEMPT_COLUMNS.map(() => '?').join(', ')})
-ON CONFLICT (run_id, attempt) DO UPDATE SET ${ATTEMPT_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', ')}`;
+const PUT_ATTEMPT = insertStatement('attempts', ATTEMPT_COLUMNS, ['run_id', 'attempt']);
 
-const KEY_WHERE = 'source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?';
+const KEY_WHERE = RUN_KEY_COLUMNS.map((c) => `${c} = ?`).join(' AND ');
 const keyParams = (key: RunKey): SqlValue[] => [key.source, key.agent, key.language, key.taskId, key.trial];
 
 function runParams(run: StoredRun, now: string): SqlValue[] {
@@ -104,7 +98,7 @@ function attemptParams(runId: number, a: AttemptRecord): SqlValue[] {
     cost_usd: a.costUsd,
     step: a.step ?? null,
     note: a.note ?? null,
-    phases: a.phasesMs ? JSON.stringify(a.phasesMs) : null,
+    phases: jsonOrNull(a.phasesMs),
     sandbox: a.sandbox ?? null,
   };
   return ATTEMPT_COLUMNS.map((c) => row[c]);
@@ -126,7 +120,7 @@ function attemptFromRow(a: Record<string, unknown>): AttemptRecord {
     costUsd: a.cost_usd as number | null,
     step: a.step as string | null,
     note: a.note as string | null,
-    phasesMs: a.phases === null ? null : (JSON.parse(a.phases as string) as Record<string, number>),
+    phasesMs: parseJson(a.phases),
     sandbox: a.sandbox as string | null,
   };
 }
@@ -143,12 +137,12 @@ function toRow(run: StoredRun, now: string): RunRow & { updated_at: string } {
     final_success: run.finalSuccess ? 1 : 0,
     repair_depth: run.repairDepth,
     initial_error_type: run.initialErrorType,
-    d1: run.declared === null ? null : JSON.stringify(run.declared),
+    d1: jsonOrNull(run.declared),
     d2: JSON.stringify(run.installed),
     d3: JSON.stringify(run.traced),
     claimed_count: run.claimedCount,
     transitive_count: run.transitiveCount,
-    raw: run.raw ? JSON.stringify(run.raw) : null,
+    raw: jsonOrNull(run.raw),
     origin: run.origin ?? null,
     status: run.status ?? 'done',
     updated_at: now,
@@ -167,12 +161,12 @@ function fromRow(row: RunRow): StoredRun {
     finalSuccess: row.final_success === 1,
     repairDepth: row.repair_depth,
     initialErrorType: row.initial_error_type,
-    declared: row.d1 === null ? null : (JSON.parse(row.d1) as string[]),
-    installed: JSON.parse(row.d2) as string[],
-    traced: JSON.parse(row.d3) as string[],
+    declared: parseJson(row.d1),
+    installed: parseJson(row.d2),
+    traced: parseJson(row.d3),
     claimedCount: row.claimed_count,
     transitiveCount: row.transitive_count,
-    raw: row.raw === null ? null : (JSON.parse(row.raw) as Record<string, string>),
+    raw: parseJson(row.raw),
     origin: row.origin,
     status: row.status as RunStatus,
   };
@@ -240,13 +234,14 @@ export class ResultsStore {
   }
 
   /**
-   * Writes (inserts or updates) one run and adds or replaces the given attempts, keeping its other attempts, so
-   * that `envproof run` can record each attempt as it finishes. Returns the run's id.
+   * Writes (inserts or updates) one run and adds or replaces the given attempts and their backend evaluations,
+   * keeping its other attempts, so that `envproof run` can record each attempt as it finishes. Returns the run's id.
    */
-  putRun(run: StoredRun, attempts: readonly AttemptRecord[] = []): Promise<number> {
+  putRun(run: StoredRun, attempts: readonly AttemptRecord[] = [], evaluations: readonly BackendEvaluationRecord[] = []): Promise<number> {
     return this.db.transaction(async (q) => {
       const [{ id }] = (await q.all<{ id: number }>(UPSERT_RUN, runParams(run, new Date().toISOString()))) as [{ id: number }];
       for (const a of attempts) await q.run(PUT_ATTEMPT, attemptParams(id, a));
+      for (const e of evaluations) await putEvaluation(q, id, e);
       return id;
     });
   }
@@ -303,11 +298,11 @@ export class ResultsStore {
 
   /** Stores a project tree, content-addressed: a blob or tree already present is not written again. */
   putTree(snapshot: TreeSnapshot): Promise<void> {
-    return this.db.transaction(async (q: Queryable) => {
-      for (const [hash, content] of snapshot.blobs) await q.run('INSERT INTO blobs (hash, content) VALUES (?, ?) ON CONFLICT DO NOTHING', [hash, content]);
-      for (const e of snapshot.entries) {
-        await q.run('INSERT INTO tree_entries (tree_hash, path, kind, executable, blob) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [snapshot.hash, e.path, e.kind, e.executable ? 1 : 0, e.blob]);
-      }
+    return this.db.transaction(async (q) => {
+      // A tree is written whole in one transaction: one already there has all its blobs too.
+      if ((await q.all('SELECT 1 FROM tree_entries WHERE tree_hash = ? LIMIT 1', [snapshot.hash])).length > 0) return;
+      await insertNew(q, 'blobs', ['hash', 'content'], [...snapshot.blobs].map(([hash, content]) => [hash, content]));
+      await insertNew(q, 'tree_entries', ['tree_hash', 'path', 'kind', 'executable', 'blob'], snapshot.entries.map((e) => [snapshot.hash, e.path, e.kind, e.executable ? 1 : 0, e.blob]));
     });
   }
 
@@ -329,6 +324,31 @@ export class ResultsStore {
     };
   }
 
+  /** Stores (or replaces) the behavioural evaluation of one attempt of a backend run. */
+  putEvaluation(key: RunKey, e: BackendEvaluationRecord): Promise<void> {
+    return this.db.transaction(async (q) => {
+      const [run] = await q.all<{ id: number }>(`SELECT id FROM runs WHERE ${KEY_WHERE}`, keyParams(key));
+      if (!run) throw new EnvproofError(`${this.location}: no run ${key.agent} ${key.taskId} ${key.language} #${key.trial} to attach an evaluation to`);
+      await putEvaluation(q, run.id, e);
+    });
+  }
+
+  /**
+   * The final evaluation of every finished backend run (its last evaluated attempt), with the run's key: what the
+   * backend metrics are computed from.
+   */
+  async backendEvaluations(): Promise<(BackendEvaluationRecord & { key: RunKey })[]> {
+    return (await this.db.all<Record<string, unknown>>(FINAL_EVALUATIONS)).map(evaluationFromRow);
+  }
+
+  /** Records the judged root cause of a backend run's final evaluation. */
+  setRootCause(key: RunKey, attempt: number, rootCause: string, note: string): Promise<void> {
+    return this.db.run(
+      `UPDATE backend_evaluations SET root_cause = ?, root_cause_note = ? WHERE attempt = ? AND run_id = (SELECT id FROM runs WHERE ${KEY_WHERE})`,
+      [rootCause, note, attempt, ...keyParams(key)],
+    );
+  }
+
   /** The tasks of one source, or of every source. */
   async tasks(source?: RunSource): Promise<StoredTask[]> {
     const where = source === undefined ? '' : 'WHERE source = ?';
@@ -343,6 +363,11 @@ export class ResultsStore {
       ...(t.title === null ? {} : { title: t.title }),
       ...(t.complexity === null ? {} : { complexity: t.complexity }),
     }));
+  }
+
+  /** The tables of `envproof repro --corpus` (v6). */
+  repro(): ReproTables {
+    return new ReproTables(this.db);
   }
 
   close(): Promise<void> {

@@ -53,3 +53,27 @@ export interface RunKey {
   taskId: string;
   trial: number;
 }
+
+/** The behavioural evaluation of one attempt of a backend task (schema v3: `backend_evaluations`). */
+export interface BackendEvaluationRecord {
+  attempt: number;
+  framework: string;
+  /** 0–3: how many of architecture, database, ORM the task imposes. */
+  level: number;
+  constraints: { architecture?: string; database?: string; orm?: string };
+  passed: boolean;
+  failureClass?: string;
+  rootCause?: string;
+  rootCauseNote?: string;
+  /** A% of envproof's suite (0–100), without and with the verifiers. */
+  aLenient: number;
+  aStrict: number;
+  postmanPct?: number;
+  /** Per verifier: rules, verdict (and the strict ORM verdict). */
+  verifiers?: { name: string; rules: string; passed: boolean; strict?: boolean }[];
+  /** Every assertion of envproof's suite: id, passed, and why it failed. */
+  assertions: { id: string; passed: boolean; message?: string }[];
+  postman?: { passed: number; total: number };
+  startup: { started: boolean; afterMs?: number; reason?: string };
+  serverLog?: string;
+}

@@ -36,7 +36,11 @@ export function loadEnvgapPrompts(dir: string): TaskSuite {
   if (!existsSync(overview)) {
     throw new EnvproofError(`no prompt_overview.csv in ${dir}`, 'give the data/prompts folder of a copy of the EnvGap repository: envgap-prompts:<dir>');
   }
-  const promptFile = (id: string, language: EcosystemId) => path.join(dir, LANGUAGE_FACTS[language].envgapFolder, `${id}.md`);
+  const promptFile = (id: string, language: EcosystemId) => {
+    const folder = LANGUAGE_FACTS[language].envgapFolder;
+    if (!folder) throw new EnvproofError(`the paper's prompts cover no ${LANGUAGE_FACTS[language].displayName} tasks`, 'choose the bundled suite for this language');
+    return path.join(dir, folder, `${id}.md`);
+  };
   const read = (id: string, language: EcosystemId): string => {
     const file = promptFile(id, language);
     try {

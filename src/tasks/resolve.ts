@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../core/errors.js';
+import { loadBackendSuite } from './backend.js';
 import { loadEnvgapPrompts } from './envgap-prompts.js';
 import { loadSuiteFile } from './suite-file.js';
 import type { Task, TaskSuite } from './types.js';
@@ -11,11 +12,13 @@ const ENVGAP_PREFIX = 'envgap-prompts:';
 export const BUNDLED_SUITE_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'suites', 'bundled.yaml');
 
 /**
- * The suite named on the command line: `bundled` (the default), `envgap-prompts:<dir>` (the paper's own prompt
- * files from a local copy of its repository), or the path of a YAML/JSON suite file.
+ * The suite named on the command line: `bundled` (the default), `backend` (the Conduit API under layered
+ * constraints, over the contract given as `contract`), `envgap-prompts:<dir>` (the paper's own prompt files from
+ * a local copy of its repository), or the path of a YAML/JSON suite file.
  */
-export function resolveSuite(spec?: string): TaskSuite {
+export function resolveSuite(spec?: string, options: { contract?: string } = {}): TaskSuite {
   if (spec === undefined || spec === 'bundled') return loadSuiteFile(BUNDLED_SUITE_FILE, 'bundled');
+  if (spec === 'backend') return loadBackendSuite(options.contract);
   if (spec.startsWith(ENVGAP_PREFIX)) {
     const dir = spec.slice(ENVGAP_PREFIX.length);
     if (!dir) throw new UsageError('envgap-prompts: needs a folder', 'write envgap-prompts:<dir>, <dir> being the data/prompts folder of a copy of the EnvGap repository');

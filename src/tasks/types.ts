@@ -1,4 +1,5 @@
 import type { EcosystemId } from '../core/types.js';
+import type { BackendTaskInfo } from './backend.js';
 
 /** One task of a suite. Ids, titles, domains and complexity of the paper's suite are facts from its Table B3. */
 export interface Task {
@@ -9,6 +10,8 @@ export interface Task {
   /** What the program does, in a paragraph. */
   description: string;
   functionalRequirements: string[];
+  /** Backend-generation tasks (the `backend` suite): framework, language, constraints, level, port. */
+  backend?: BackendTaskInfo;
 }
 
 /**

@@ -2,15 +2,16 @@
  * The streaming strace log parser: turns `strace -f -y` output, one line at a time, into the set of files
  * the traced processes opened or executed successfully, as absolute, lexically normalised paths.
  *
- * Each process's working directory is tracked: the root starts in the given directory, a child inherits
- * its parent's at fork (and shares it when cloned with CLONE_FS, as threads are), chdir/fchdir change it.
  * A child's first lines can precede the parent's `clone(...) = <child>` line in the log, so lines of a pid
- * not yet known to be anyone's child wait until that line arrives.
+ * not yet known to be anyone's child wait until that line arrives. With a gate (strace run outside the
+ * sandbox, around the sandbox's own command), tracing starts at the exec of the gate: the lines before it,
+ * and those of every process that is not its descendant, are the sandbox's machinery and are ignored.
  */
 import { EnvproofError, UsageError, errorMessage } from '../core/errors.js';
 import { forEachLine } from './lines.js';
-import { normalizeAbsolute, resolveAgainst } from './paths.js';
-import { bytesToText, detach, DirfdToken, findArgsEnd, readDirfd, readQuoted, readReturnValue, splitPid, textToBytes } from './syntax.js';
+import { normalizeAbsolute } from './paths.js';
+import { absoluteTarget, FileRecorder, type PathEffect } from './recorder.js';
+import { bytesToText, detach, DirfdToken, findArgsEnd, readDirfd, readPidResult, readQuoted, readReturnValue, splitPid, textToBytes } from './syntax.js';
 
 /** Why a line's information could not be used; such lines are counted and sampled, never thrown. */
 export type TraceSkipReason =
@@ -36,7 +37,7 @@ export interface ParsedTrace {
   /** Successfully executed programs, in log order. */
   execs: string[];
   lines: number;
-  /** The first process in the log, the one strace started; null for an empty log. */
+  /** The traced program's process: the first in the log, or the one that executed the gate; null when none. */
   rootPid: number | null;
   /** How the root process ended, when the log says so. */
   rootEnd: ProcessEnd | null;
@@ -45,17 +46,16 @@ export interface ParsedTrace {
   skippedTotal: number;
 }
 
+export interface StraceParserOptions {
+  /** The program path whose successful exec starts the trace (see above). */
+  gate?: string;
+}
+
 const MAX_SKIPPED_SAMPLES = 1000;
 /** Stands for the root when strace ran without -f and printed no pids. */
 const NO_PID = 0;
 const UNFINISHED = ' <unfinished ...>';
 const RESUMED = ' resumed>';
-
-/** The working directory of one process, shared by processes cloned with CLONE_FS. */
-interface FsContext {
-  /** null when unknown (a process whose parent never appeared in the log). */
-  cwd: string | null;
-}
 
 interface WaitingLine {
   lineNo: number;
@@ -64,35 +64,51 @@ interface WaitingLine {
 }
 
 export class StraceLogParser {
-  private readonly files = new Set<string>();
-  private readonly execs: string[] = [];
+  private readonly recorder = new FileRecorder();
   private readonly skipped: SkippedLine[] = [];
   private skippedTotal = 0;
   private lines = 0;
   private rootPid: number | null = null;
   private rootEnd: ProcessEnd | null = null;
-  private readonly fsOf = new Map<number, FsContext>();
   /** Text of each pid's call that strace printed as `<unfinished ...>`, up to that marker. */
   private readonly unfinished = new Map<number, string>();
   private readonly waiting = new Map<number, WaitingLine[]>();
+  /** The pid of the previous line when that line was an unfinished call. */
+  private lastUnfinished: number | null = null;
 
   /** Paths are kept as byte strings while parsing (see syntax.ts) and decoded once each in `finish`. */
   private readonly initialCwd: string;
+  private readonly gate: string | null;
+  /** With a gate: the sandbox's processes seen before the gate ran, never part of the trace. */
+  private readonly machinery = new Set<number>();
 
-  constructor(initialCwd: string) {
+  constructor(initialCwd: string, opts: StraceParserOptions = {}) {
     this.initialCwd = textToBytes(initialCwd);
+    this.gate = opts.gate === undefined ? null : textToBytes(opts.gate);
   }
 
   /** Feeds one line (without its newline). */
-  push(line: string): void {
+  push(text: string): void {
     const lineNo = ++this.lines;
-    if (line.length === 0) return;
-    const split = splitPid(line);
+    if (text.length === 0) return;
+    let line = text;
+    let split = splitPid(line);
+    if (split.pid === null && this.lastUnfinished !== null) {
+      // strace ends an unfinished call on a line without pid or `<... resumed>` when, as far as it knows, no
+      // other process printed since (seen with -z after a vfork child's failed exec was left out).
+      line = `${this.lastUnfinished} <... resumed>${line}`;
+      split = splitPid(line);
+    }
+    this.lastUnfinished = split.pid !== null && line.endsWith(UNFINISHED) ? split.pid : null;
     const pid = split.pid ?? NO_PID;
-    if (!this.fsOf.has(pid)) {
+    if (!this.recorder.knows(pid)) {
+      if (this.gate !== null) {
+        if (this.rootPid === null) return this.beforeGate(pid, line, split.body);
+        if (this.machinery.has(pid)) return;
+      }
       if (this.rootPid === null) {
         this.rootPid = pid;
-        this.fsOf.set(pid, { cwd: this.initialCwd });
+        this.recorder.start(pid, this.initialCwd);
       } else {
         let queue = this.waiting.get(pid);
         if (!queue) this.waiting.set(pid, (queue = []));
@@ -103,20 +119,38 @@ export class StraceLogParser {
     this.body(pid, line, split.body, lineNo);
   }
 
-  /** Ends the log: processes whose parent never appeared are read with an unknown working directory. */
+  /**
+   * Ends the log: processes whose parent never appeared are read with an unknown working directory; with a
+   * gate they belong to the sandbox's machinery (every descendant of the gate's process has its clone line).
+   */
   finish(): ParsedTrace {
-    for (let next = this.waiting.keys().next(); !next.done; next = this.waiting.keys().next()) {
-      this.adopt(next.value, { cwd: null });
+    if (this.gate === null) {
+      for (let next = this.waiting.keys().next(); !next.done; next = this.waiting.keys().next()) {
+        this.recorder.start(next.value, null);
+        this.adopt(next.value);
+      }
     }
     return {
-      files: new Set([...this.files].map(bytesToText)),
-      execs: this.execs.map(bytesToText),
+      ...this.recorder.result(),
       lines: this.lines,
       rootPid: this.rootPid,
       rootEnd: this.rootEnd,
       skipped: this.skipped,
       skippedTotal: this.skippedTotal,
     };
+  }
+
+  /** A line before the gate ran: the gate's successful exec makes its process the root. */
+  private beforeGate(pid: number, line: string, start: number): void {
+    this.machinery.add(pid);
+    if (!line.startsWith('execve("', start)) return;
+    const quoted = readQuoted(line, start + 7);
+    if (!quoted || quoted.value !== this.gate) return;
+    const close = findArgsEnd(line, quoted.end);
+    if (close === -1 || Number.isNaN(readReturnValue(line, close))) return;
+    this.machinery.delete(pid);
+    this.rootPid = pid;
+    this.recorder.start(pid, this.initialCwd);
   }
 
   private body(pid: number, line: string, start: number, lineNo: number): void {
@@ -146,7 +180,7 @@ export class StraceLogParser {
       const head = this.unfinished.get(thread);
       if (head !== undefined) this.unfinished.set(pid, head);
       this.unfinished.delete(thread);
-      this.fsOf.delete(thread);
+      this.recorder.end(thread);
       return;
     }
     const end: ProcessEnd | null = exited
@@ -157,7 +191,7 @@ export class StraceLogParser {
     if (!end) return this.skip(lineNo, 'malformed-line', text);
     if (pid === this.rootPid) this.rootEnd = end;
     // The pid may be reused: its next lines wait for the fork that creates the new process.
-    this.fsOf.delete(pid);
+    this.recorder.end(pid);
     this.unfinished.delete(pid);
   }
 
@@ -196,14 +230,7 @@ export class StraceLogParser {
     this.pathCall(pid, line, dirfd, dirfd.end + 2, lineNo, effect);
   }
 
-  private pathCall(
-    pid: number,
-    line: string,
-    dirfd: DirfdToken | null,
-    pathAt: number,
-    lineNo: number,
-    effect: 'open' | 'exec' | 'chdir',
-  ): void {
+  private pathCall(pid: number, line: string, dirfd: DirfdToken | null, pathAt: number, lineNo: number, effect: PathEffect): void {
     const quoted = readQuoted(line, pathAt);
     const rest = quoted ? quoted.end : pathAt;
     // Only exec calls have strings (argv) after the path; the other arguments are flags, modes and numbers.
@@ -211,29 +238,19 @@ export class StraceLogParser {
     if (close === -1) return this.skip(lineNo, 'malformed-line', line);
     if (Number.isNaN(readReturnValue(line, close))) return; // failed calls open nothing
     if (!quoted) return this.skip(lineNo, 'malformed-line', line);
-    const fs = this.fsOf.get(pid)!;
-    let target: string | null;
-    if (quoted.value.startsWith('/')) target = normalizeAbsolute(quoted.value);
-    else if (quoted.value === '' && dirfd?.path && line.includes('AT_EMPTY_PATH', quoted.end)) target = dirfd.path;
-    else {
-      const base = this.directoryOf(fs, dirfd);
-      target = base === null ? null : resolveAgainst(base, quoted.value);
-    }
+    const path = quoted.value;
+    const emptyMeansDir = path === '' && line.includes('AT_EMPTY_PATH', quoted.end);
+    const target = absoluteTarget(path, path.startsWith('/') ? null : this.directoryOf(pid, dirfd), emptyMeansDir);
     if (target === null) return this.skip(lineNo, 'unknown-directory', line);
-    if (effect === 'chdir') {
-      fs.cwd = detach(target);
-      return;
-    }
-    if (!this.files.has(target)) this.files.add(detach(target));
-    if (effect === 'exec') this.execs.push(detach(target));
+    this.recorder.record(pid, effect, target);
   }
 
   /** The directory a relative path argument is relative to. */
-  private directoryOf(fs: FsContext, dirfd: DirfdToken | null): string | null {
+  private directoryOf(pid: number, dirfd: DirfdToken | null): string | null {
     if (dirfd && !dirfd.atCwd) return dirfd.path;
     // The tracked cwd keeps the path the program used; strace's AT_FDCWD annotation has symlinks resolved.
-    if (fs.cwd === null && dirfd?.path) fs.cwd = detach(dirfd.path);
-    return fs.cwd;
+    if (this.recorder.cwd(pid) === null && dirfd?.path) this.recorder.setCwd(pid, dirfd.path);
+    return this.recorder.cwd(pid);
   }
 
   private fchdir(pid: number, line: string, args: number, lineNo: number): void {
@@ -241,31 +258,27 @@ export class StraceLogParser {
     const close = dirfd ? line.indexOf(')', dirfd.end) : -1;
     if (!dirfd || close === -1) return this.skip(lineNo, 'malformed-line', line);
     if (Number.isNaN(readReturnValue(line, close))) return;
-    if (dirfd.path === null) {
-      this.fsOf.get(pid)!.cwd = null;
-      return this.skip(lineNo, 'unknown-directory', line);
-    }
-    this.fsOf.get(pid)!.cwd = detach(dirfd.path);
+    this.recorder.setCwd(pid, dirfd.path);
+    if (dirfd.path === null) this.skip(lineNo, 'unknown-directory', line);
   }
 
   private fork(pid: number, line: string, args: number, lineNo: number): void {
     const close = line.indexOf(')', args); // clone's arguments hold no strings
     if (close === -1) return this.skip(lineNo, 'malformed-line', line);
-    const child = readReturnValue(line, close);
+    const child = readPidResult(line, close);
     if (Number.isNaN(child)) return;
-    const parent = this.fsOf.get(pid)!;
     const flags = line.indexOf('CLONE_FS', args);
-    this.adopt(child, flags !== -1 && flags < close ? parent : { cwd: parent.cwd });
+    this.recorder.fork(pid, child, flags !== -1 && flags < close);
+    this.adopt(child);
   }
 
-  /** Starts tracking `child` and replays the lines it printed before its parent's fork returned. */
-  private adopt(child: number, fs: FsContext): void {
-    this.fsOf.set(child, fs);
+  /** Replays the lines a newly followed `child` printed before its parent's fork returned. */
+  private adopt(child: number): void {
     const queue = this.waiting.get(child);
     if (!queue) return;
     this.waiting.delete(child);
     for (const w of queue) {
-      if (!this.fsOf.has(child)) {
+      if (!this.recorder.knows(child)) {
         // The child exited and its pid was reused by a process whose fork is yet to come.
         this.waiting.set(child, queue.slice(queue.indexOf(w)));
         return;
@@ -281,11 +294,11 @@ export class StraceLogParser {
 }
 
 /** Parses a whole strace log file; `initialCwd` is the working directory the traced program started in. */
-export async function parseStraceLog(logFile: string, initialCwd: string): Promise<ParsedTrace> {
+export async function parseStraceLog(logFile: string, initialCwd: string, opts: StraceParserOptions = {}): Promise<ParsedTrace> {
   if (!initialCwd.startsWith('/')) {
     throw new UsageError(`the initial working directory must be absolute, got "${initialCwd}"`);
   }
-  const parser = new StraceLogParser(normalizeAbsolute(initialCwd));
+  const parser = new StraceLogParser(normalizeAbsolute(initialCwd), opts);
   try {
     await forEachLine(logFile, (line) => parser.push(line));
   } catch (err) {

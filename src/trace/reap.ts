@@ -4,6 +4,7 @@
  * a run inherits a marker in its environment; pids from the log are not used, since in a sandbox with
  * its own pid namespace they are not host pids.
  */
+import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -11,6 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const RUN_MARKER_VARIABLE = 'ENVPROOF_TRACE_RUN';
 
 const MAX_ROUNDS = 10;
+/** How often, once a run is this far past its time limit, processes that escaped the group kill are looked for. */
+export const STRAGGLER_CHECK_MS = 500;
 
 async function readOrNull(file: string): Promise<string | null> {
   try {
@@ -20,9 +23,9 @@ async function readOrNull(file: string): Promise<string | null> {
   }
 }
 
-async function carriesMarker(pid: number, marker: string): Promise<boolean> {
+async function carriesMarker(pid: number, marker: string, variable: string): Promise<boolean> {
   const environ = await readOrNull(`/proc/${pid}/environ`);
-  return environ !== null && `\0${environ}`.includes(`\0${RUN_MARKER_VARIABLE}=${marker}\0`);
+  return environ !== null && `\0${environ}`.includes(`\0${variable}=${marker}\0`);
 }
 
 async function isTraced(pid: number): Promise<boolean> {
@@ -31,11 +34,13 @@ async function isTraced(pid: number): Promise<boolean> {
   return tracer !== null && tracer[1] !== '0';
 }
 
-async function survivors(marker: string, tracedOnly: boolean): Promise<number[]> {
+/** Host pids of the processes whose environment holds `variable=marker` (default: a traced run's marker). */
+export async function markedProcesses(marker: string, opts: { tracedOnly?: boolean; variable?: string } = {}): Promise<number[]> {
   const all = (await readdir('/proc')).filter((n) => /^\d+$/.test(n)).map(Number);
+  const tracedOnly = opts.tracedOnly ?? false;
   const found = await Promise.all(
     all.map(async (pid) => {
-      if (pid === process.pid || !(await carriesMarker(pid, marker))) return null;
+      if (pid === process.pid || !(await carriesMarker(pid, marker, opts.variable ?? RUN_MARKER_VARIABLE))) return null;
       return !tracedOnly || (await isTraced(pid)) ? pid : null;
     }),
   );
@@ -51,7 +56,7 @@ export async function killLeftovers(marker: string, opts: { tracedOnly?: boolean
   let killed = 0;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let hit = 0;
-    for (const pid of await survivors(marker, opts.tracedOnly ?? false)) {
+    for (const pid of await markedProcesses(marker, opts)) {
       try {
         process.kill(pid, 'SIGKILL');
         hit++;
@@ -64,4 +69,23 @@ export async function killLeftovers(marker: string, opts: { tracedOnly?: boolean
     await sleep(20);
   }
   return killed;
+}
+
+/**
+ * Runs `work` with a fresh marker to put in the run's environment. A process that left the process group
+ * keeps the output pipes open, so the sandbox's exec would not return at its time limit: once past it, such
+ * processes are killed; when `work` ends, whatever still carries the marker is.
+ */
+export async function reapingRun<T>(timeoutMs: number, work: (marker: string) => Promise<T>): Promise<T> {
+  const marker = randomUUID();
+  const started = Date.now();
+  const stragglers = setInterval(() => {
+    if (Date.now() - started > timeoutMs + STRAGGLER_CHECK_MS) void killLeftovers(marker);
+  }, STRAGGLER_CHECK_MS);
+  try {
+    return await work(marker);
+  } finally {
+    clearInterval(stragglers);
+    await killLeftovers(marker);
+  }
 }

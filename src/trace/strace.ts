@@ -1,6 +1,7 @@
-/** Which strace a sandbox has, what it supports, and the command line that traces a program with it. */
+/** Which strace is used, what it supports, and the command line that traces with it. */
 import { EnvproofError } from '../core/errors.js';
-import type { Sandbox } from '../sandbox/types.js';
+import { runProcess } from '../core/process.js';
+import type { ExecResult, Sandbox } from '../sandbox/types.js';
 
 export interface StraceFeatures {
   /** Stops the tracee only at traced syscalls (much lower overhead); needs kernel support, so it is tried. */
@@ -9,6 +10,8 @@ export interface StraceFeatures {
   successfulOnly: boolean;
   /** `--kill-on-exit` (newer strace than Debian 12 has): tracees die with strace. */
   killOnExit: boolean;
+  /** `--decode-pids=pidns`: a child's pid in strace's pid namespace too, for processes in another one. */
+  pidnsTranslation: boolean;
 }
 
 /** Calls that open or execute files, and those needed to follow each process's working directory. */
@@ -17,28 +20,32 @@ const TRACED_CALLS = ['?open', 'openat', '?openat2', 'execve', '?execveat', 'chd
 const PROBE_TIMEOUT_MS = 30_000;
 const cache = new Map<string, Promise<StraceFeatures>>();
 
-/** Probes the sandbox's strace once per root filesystem and remembers the answer. */
-export function straceFeatures(sandbox: Sandbox): Promise<StraceFeatures> {
-  const key = `${sandbox.backend}:${sandbox.rootOnHost}`;
+/** Where strace runs: on the host, around the sandbox's command, or inside the sandbox. */
+export type StracePlace = { host: true } | { host: false; sandbox: Sandbox };
+
+/** Probes strace once per place (per root filesystem inside sandboxes) and remembers the answer. */
+export function straceFeatures(place: StracePlace): Promise<StraceFeatures> {
+  const key = place.host ? 'host' : `${place.sandbox.backend}:${place.sandbox.rootOnHost}`;
   let features = cache.get(key);
   if (!features) {
-    features = probe(sandbox);
+    features = probe(place);
     cache.set(key, features);
     features.catch(() => cache.delete(key));
   }
   return features;
 }
 
-async function probe(sandbox: Sandbox): Promise<StraceFeatures> {
-  const run = (argv: string[]) =>
-    sandbox.exec({ argv, cwd: sandbox.workDir, timeoutMs: PROBE_TIMEOUT_MS, network: false });
+async function probe(place: StracePlace): Promise<StraceFeatures> {
+  const run = (argv: string[]): Promise<ExecResult> =>
+    place.host
+      ? runProcess(argv, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: PROBE_TIMEOUT_MS })
+      : place.sandbox.exec({ argv, cwd: place.sandbox.workDir, timeoutMs: PROBE_TIMEOUT_MS, network: false });
   const help = await run(['strace', '-h']);
   if (help.spawnError || help.exitCode !== 0) {
+    const where = place.host ? 'on this machine' : `in the ${place.sandbox.backend} sandbox`;
     throw new EnvproofError(
-      `strace is not available in the ${sandbox.backend} sandbox${help.spawnError ? `: ${help.spawnError}` : ''}`,
-      sandbox.backend === 'host'
-        ? 'install it (apt-get install strace, or run scripts/setup.sh)'
-        : "add strace to the sandbox's root filesystem recipe",
+      `strace is not available ${where}${help.spawnError ? `: ${help.spawnError}` : ''}`,
+      place.host ? 'install it (apt-get install strace, or run scripts/setup.sh)' : "add strace to the sandbox's root filesystem recipe",
       help.stderr,
     );
   }
@@ -50,11 +57,12 @@ async function probe(sandbox: Sandbox): Promise<StraceFeatures> {
     seccompBpf: seccomp !== null && seccomp.exitCode === 0,
     successfulOnly: text.includes('--successful-only'),
     killOnExit: text.includes('--kill-on-exit'),
+    pidnsTranslation: text.includes('--decode-pids'),
   };
 }
 
-/** The command that runs `argv` under strace, writing the log to `logPath` (a path inside the sandbox). */
-export function straceArgv(features: StraceFeatures, logPath: string, argv: readonly string[]): string[] {
+/** The strace command line up to `--`, writing the log to `logPath`; the command to trace follows. */
+export function straceCommand(features: StraceFeatures, logPath: string): string[] {
   return [
     'strace',
     '-f',
@@ -63,11 +71,11 @@ export function straceArgv(features: StraceFeatures, logPath: string, argv: read
     ...(features.seccompBpf ? ['--seccomp-bpf'] : []),
     ...(features.successfulOnly ? ['-z'] : []),
     ...(features.killOnExit ? ['--kill-on-exit'] : []),
+    ...(features.pidnsTranslation ? ['--decode-pids=pidns'] : []),
     '-e',
     `trace=${TRACED_CALLS.join(',')}`,
     '-o',
     logPath,
     '--',
-    ...argv,
   ];
 }

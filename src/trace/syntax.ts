@@ -184,20 +184,38 @@ export function findArgsEnd(line: string, from: number): number {
   return -1;
 }
 
-/**
- * The value after ` = ` that follows the argument list closed at `close`: a non-negative integer for a
- * successful call, NaN for a failed one (`= -1 ENOENT ...`), an unknown outcome (`= ?`) or no result.
- */
-export function readReturnValue(line: string, close: number): number {
+/** The value after ` = ` that follows the argument list closed at `close`, and the index after it (see below). */
+function readResult(line: string, close: number): { value: number; end: number } {
   let i = close + 1;
   while (line.charCodeAt(i) === SPACE) i++;
-  if (line.charCodeAt(i) !== EQUALS) return NaN;
+  if (line.charCodeAt(i) !== EQUALS) return { value: NaN, end: i };
   i++;
   while (line.charCodeAt(i) === SPACE) i++;
   let value = 0;
   const first = i;
   for (let c = line.charCodeAt(i); c >= ZERO && c <= NINE; c = line.charCodeAt(++i)) value = value * 10 + (c - ZERO);
-  return i === first ? NaN : value;
+  return { value: i === first ? NaN : value, end: i };
+}
+
+/**
+ * The value after ` = ` that follows the argument list closed at `close`: a non-negative integer for a
+ * successful call, NaN for a failed one (`= -1 ENOENT ...`), an unknown outcome (`= ?`) or no result.
+ */
+export function readReturnValue(line: string, close: number): number {
+  return readResult(line, close).value;
+}
+
+const PIDNS_NOTE = /^ \/\* (\d+) in strace's PID NS \*\//;
+
+/**
+ * A fork's result, the child's pid: in a pid namespace other than strace's, `--decode-pids=pidns` adds the
+ * pid as strace's namespace numbers it (`= 2 /* 18839 in strace's PID NS *\/`), which is the one the child's
+ * own lines carry.
+ */
+export function readPidResult(line: string, close: number): number {
+  const { value, end } = readResult(line, close);
+  const note = Number.isNaN(value) ? null : PIDNS_NOTE.exec(line.slice(end, end + 48));
+  return note ? Number(note[1]) : value;
 }
 
 /** A line split into the pid that printed it (null when strace ran without -f) and where the call starts. */

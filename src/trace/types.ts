@@ -1,12 +1,14 @@
 import type { ExecRequest, ExecResult, Sandbox } from '../sandbox/types.js';
 
 export interface TraceRequest extends ExecRequest {
-  /** Where strace writes its log, as seen inside the sandbox (must be in a writable place). */
-  logPath: string;
+  /** Aborting stops the traced program (its processes are killed; the tracer then ends and reads its result as usual). */
+  signal?: AbortSignal;
 }
 
+export type TracerName = 'fast' | 'strace';
+
 export interface TraceResult {
-  /** The traced program's own outcome (strace passes its exit code through). */
+  /** The traced program's own outcome. */
   run: ExecResult;
   /**
    * Every file the program (or any process it started) successfully opened or executed: absolute paths
@@ -16,10 +18,10 @@ export interface TraceResult {
   files: Set<string>;
   /** Successfully executed programs, in order. */
   execs: string[];
-  /** Number of log lines parsed. */
-  lines: number;
-  /** Whether strace ran with --seccomp-bpf. */
-  seccompBpf: boolean;
+  /** The tracer that produced this result. */
+  tracer: TracerName;
+  /** What a reader of the result should know about how it was obtained (a fallback, a repeated run). */
+  notes: string[];
 }
 
 export type Tracer = (sandbox: Sandbox, req: TraceRequest) => Promise<TraceResult>;

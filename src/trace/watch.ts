@@ -4,13 +4,25 @@
  * would otherwise hold the run open until its time limit, where the untraced program would have ended.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
 import { splitPid } from './syntax.js';
 
 const POLL_MS = 100;
 const READ_BYTES = 1 << 20;
 
-/** Calls `onRootEnd` once, soon after the log's first process has an `+++ exited`/`+++ killed` line. */
-export function watchRootEnd(logFile: string, onRootEnd: () => void): { stop(): void } {
+/** The pid of the line in `text` that executed the gate, if there is one. */
+function gatePid(text: string, gateMark: string): number | null {
+  const at = text.indexOf(gateMark);
+  return at === -1 ? null : splitPid(text.slice(text.lastIndexOf('\n', at) + 1)).pid;
+}
+
+/**
+ * Calls `onRootEnd` once, soon after the program's process has an `+++ exited`/`+++ killed` line: the log's
+ * first process, or with a gate (see parse.ts) the one that executed it.
+ */
+export function watchRootEnd(logFile: string, onRootEnd: () => void, gate?: string): { stop(): void } {
+  // The file name alone: strace escapes the rest of the path where it is not ASCII.
+  const gateMark = gate === undefined ? null : `/${path.posix.basename(gate)}", [`;
   let fd: number | null = null;
   let offset = 0;
   let partial = '';
@@ -25,7 +37,7 @@ export function watchRootEnd(logFile: string, onRootEnd: () => void): { stop(): 
       const text = partial + buffer.toString('latin1', 0, n);
       const lastNewline = text.lastIndexOf('\n');
       partial = text.slice(lastNewline + 1);
-      if (rootPid === null && lastNewline > 0) rootPid = splitPid(text).pid;
+      if (rootPid === null && lastNewline > 0) rootPid = gateMark === null ? splitPid(text).pid : gatePid(text.slice(0, lastNewline), gateMark);
       for (let at = text.indexOf(' +++ '); at !== -1 && at < lastNewline; at = text.indexOf(' +++ ', at + 5)) {
         const line = text.slice(text.lastIndexOf('\n', at) + 1, text.indexOf('\n', at));
         const split = splitPid(line);

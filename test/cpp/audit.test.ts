@@ -39,7 +39,6 @@ async function traceAndAttribute(ctx: AuditContext, install: InstallResult, run:
     env: run.env,
     timeoutMs: 60_000,
     network: false,
-    logPath: path.join(ctx.envDir, 'run.strace'),
   });
   const attribution = await cppEcosystem.attribute(trace.files, ctx, install);
   return { ctx, install, attribution, stdout: trace.run.stdout, exitCode: trace.run.exitCode, signal: trace.run.signal, argv: run.argv };

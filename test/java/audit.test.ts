@@ -36,15 +36,8 @@ interface Audited {
   d3: AttributionResult;
 }
 
-async function trace(ws: Workspace, run: RunChoice, name: string): Promise<TraceResult> {
-  return traceRun(ws.ctx.sandbox, {
-    argv: run.argv,
-    env: run.env,
-    cwd: ws.projectDir,
-    timeoutMs: 120_000,
-    network: false,
-    logPath: path.join(ws.root, `${name}.strace`),
-  });
+async function trace(ws: Workspace, run: RunChoice): Promise<TraceResult> {
+  return traceRun(ws.ctx.sandbox, { argv: run.argv, env: run.env, cwd: ws.projectDir, timeoutMs: 120_000, network: false });
 }
 
 async function audit(fixture: string): Promise<Audited> {
@@ -52,7 +45,7 @@ async function audit(fixture: string): Promise<Audited> {
   const install = await java.install(ws.ctx);
   await java.build!(ws.ctx, install);
   const run = await java.defaultRun(ws.ctx, install);
-  const t = await trace(ws, run, 'default');
+  const t = await trace(ws, run);
   const d3 = await java.attribute(t.files, ws.ctx, install);
   return { ws, install, run, trace: t, d3 };
 }
@@ -129,7 +122,7 @@ describe('Java audit', { concurrency: true }, () => {
       const cp = a.run.argv[a.run.argv.indexOf('-cp') + 1]!;
       const run = java.userRun(`java -cp '${cp}' demo.App > /dev/null`, a.ws.ctx, a.install);
       assert.deepEqual(run.argv.slice(0, 2), ['sh', '-c']);
-      const t = await trace(a.ws, run, 'user');
+      const t = await trace(a.ws, run);
       assert.equal(t.run.exitCode, 0, t.run.stderr);
       const d3 = await java.attribute(t.files, a.ws.ctx, a.install);
       assert.deepEqual(names(d3.traced), ['gson', 'jackson-annotations', 'jackson-core', 'jackson-databind']);
@@ -161,7 +154,7 @@ describe('Java audit', { concurrency: true }, () => {
       await rm(logs, { recursive: true, force: true });
       await mkdir(logs);
       const run = java.userRun('java -jar target/shaded-app-2.0.0.jar', a.ws.ctx, a.install);
-      const t = await trace(a.ws, run, 'fat');
+      const t = await trace(a.ws, run);
       assert.equal(t.run.stdout.trim(), 'ENVPROOF !!!');
       const d3 = await java.attribute(t.files, a.ws.ctx, a.install);
       assert.deepEqual(pins(d3.traced), ['commons-lang3@3.14.0']);
@@ -220,7 +213,7 @@ describe('Java audit', { concurrency: true }, () => {
       await java.build!(ws.ctx, install);
       const run = await java.defaultRun(ws.ctx, install);
       assert.match(run.reason, /Main-Class of crash-1\.0\.0\.jar/);
-      const t = await trace(ws, run, 'crash');
+      const t = await trace(ws, run);
       assert.equal(t.run.exitCode, 1);
       assert.match(t.run.stderr, /IllegalStateException: demonstration failure/);
       const d3 = await java.attribute(t.files, ws.ctx, install);

@@ -27,7 +27,7 @@ describe('workspaces: the project is never its own dependency', () => {
     ws = await workspace({ fixture: 'workspaces' });
     install = await js.install(ws.ctx);
     const run = js.userRun('greet', ws.ctx, install);
-    const trace = await traceRun(ws.ctx.sandbox, { ...run, cwd: ws.projectDir, timeoutMs: 60_000, network: false, logPath: path.join(ws.root, 'trace.log') });
+    const trace = await traceRun(ws.ctx.sandbox, { ...run, cwd: ws.projectDir, timeoutMs: 60_000, network: false });
     assert.equal(trace.run.exitCode, 0, trace.run.stderr);
     attribution = await js.attribute(trace.files, ws.ctx, install);
   });

@@ -44,7 +44,6 @@ async function audit(fixture: string): Promise<Audited> {
     cwd: ws.projectDir,
     timeoutMs: 60_000,
     network: false,
-    logPath: path.join(path.dirname(ws.projectDir), 'trace.log'),
   });
   const d3 = await js.attribute(trace.files, ws.ctx, install);
   return { ws, install, run, trace, d3 };

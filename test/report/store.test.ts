@@ -65,7 +65,7 @@ describe('results store', () => {
     assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    assert.deepEqual(tables, ['attempts', 'blobs', 'runs', 'tasks', 'tree_entries']);
+    assert.deepEqual(tables, ['attempts', 'backend_evaluations', 'blobs', 'repro_instances', 'repro_runs', 'runs', 'tasks', 'tree_entries']);
     const attemptCols = (db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[]).map((c) => c.name);
     for (const c of ['attempt', 'tree_hash', 'manifest', 'error_class', 'error_tail', 'duration_ms', 'tokens_in', 'cost_usd', 'sandbox']) {
       assert.ok(attemptCols.includes(c), c);
@@ -134,7 +134,7 @@ describe('results store', () => {
     after.close();
   });
 
-  it('migrates a version 2 store to 3: runs keep their ids and attempts, D1 may be null, tasks are kept per source', async () => {
+  it('migrates a version 2 store through 3 (and on to the current version): runs keep their ids and attempts, D1 may be null, tasks are kept per source', async () => {
     const old = path.join(dir, 'v2.db');
     const db = new Database(old);
     db.exec(SCHEMA_V1);
@@ -159,7 +159,7 @@ describe('results store', () => {
     assert.equal((await store.attempts({ ...key, taskId: 'p_09' }))[0]?.sandbox, 'bwrap');
     await store.close();
     const after = new Database(old, { readonly: true });
-    assert.equal(after.pragma('user_version', { simple: true }), 3);
+    assert.equal(after.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     assert.equal((after.pragma('foreign_key_check') as unknown[]).length, 0);
     const ids = after.prepare('SELECT id FROM runs WHERE task_id = ?').get('p_01') as { id: number };
     assert.equal(ids.id, 7);

@@ -8,8 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { SCHEMA_VERSION } from '../../src/store/schema.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/schema.js';
+import { ddlFor } from '../../src/store/sql.js';
 import { ResultsStore } from '../../src/store/store.js';
+import { startFakeLlm } from '../agents/fake-llm.js';
 import { runCliAsync } from '../helpers/cli.js';
 import { createDatabase, startPostgres, type Service } from '../helpers/services.js';
 
@@ -62,10 +64,76 @@ describe('the PostgreSQL results store', () => {
     await Promise.all(stores.map((s) => s.close()));
     assert.deepEqual(await sql(url, 'SELECT version FROM envproof_schema'), [{ version: SCHEMA_VERSION }]);
     const tables = await sql<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
-    assert.deepEqual(tables.map((t) => t.table_name), ['attempts', 'blobs', 'envproof_schema', 'runs', 'tasks', 'tree_entries']);
+    assert.deepEqual(tables.map((t) => t.table_name), ['attempts', 'backend_evaluations', 'blobs', 'envproof_schema', 'repro_instances', 'repro_runs', 'runs', 'tasks', 'tree_entries']);
     // Version 3 made D1 nullable (PostgreSQL drops the constraint where SQLite rebuilds the table).
     const d1 = await sql<{ is_nullable: string }>(url, "SELECT is_nullable FROM information_schema.columns WHERE table_name = 'runs' AND column_name = 'd1'");
     assert.deepEqual(d1, [{ is_nullable: 'YES' }]);
+  });
+
+  test('a version 3 database (before the backend, Go and repro migrations) is brought to the current version, its runs kept', async () => {
+    const url = await createDatabase(server.url, 'v3');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const m of MIGRATIONS.filter((m) => m.version <= 3)) await client.query(ddlFor('postgres', m));
+      await client.query('CREATE TABLE envproof_schema (version INTEGER NOT NULL); INSERT INTO envproof_schema VALUES (3)');
+      await client.query(`INSERT INTO runs (source, agent, language, task_id, trial, is_primary, first_success, final_success, d1, d2, d3, updated_at)
+                          VALUES ('envproof', 'a', 'python', 'p_01', 1, 1, 1, 1, '[]', '[]', '[]', 'x')`);
+      await assert.rejects(client.query(`UPDATE runs SET language = 'go'`), /runs_language_check/, 'version 3 checks the language');
+    } finally {
+      await client.end();
+    }
+    const store = await ResultsStore.open(url);
+    try {
+      const [run] = await store.allRuns();
+      assert.deepEqual([run?.agent, run?.language, run?.taskId], ['a', 'python', 'p_01']);
+      // Version 5 dropped the CHECK of four language names: a Go run is stored.
+      await store.putRun({ ...run!, language: 'go' });
+      assert.deepEqual((await store.allRuns()).map((r) => r.language), ['go', 'python']);
+      assert.deepEqual(await store.backendEvaluations(), []);
+      assert.deepEqual(await store.repro().instances(), []);
+    } finally {
+      await store.close();
+    }
+    assert.deepEqual(await sql(url, 'SELECT version FROM envproof_schema'), [{ version: SCHEMA_VERSION }]);
+  });
+
+  test('backend evaluations: written with their attempt, read back, and judged (envproof judge --store postgres://)', async () => {
+    const url = await createDatabase(server.url, 'judged');
+    const store = await ResultsStore.open(url);
+    const key = { source: 'envproof' as const, agent: 'a', language: 'python' as const, taskId: 'flask-sqlite', trial: 1 };
+    const run = { ...key, primary: true, firstSuccess: false, finalSuccess: false, repairDepth: null, initialErrorType: 'CodeBug', declared: [], installed: [], traced: [], claimedCount: 0, transitiveCount: 0, status: 'done' as const };
+    const attempt = (n: number) => ({ attempt: n, treeHash: null, manifestPath: null, manifest: null, success: false, errorClass: 'code-bug', errorTail: '', startedAt: null, durationMs: null, tokensIn: null, tokensOut: null, costUsd: null });
+    const evaluation = (n: number, failed: number) => ({
+      attempt: n, framework: 'flask', level: 1, constraints: { database: 'sqlite' }, passed: false, failureClass: 'logic-error', aLenient: (100 * (107 - failed)) / 107, aStrict: 50.5,
+      verifiers: [{ name: 'orm', rules: 'sqlalchemy', passed: false, strict: false }],
+      assertions: Array.from({ length: 107 }, (_, i) => ({ id: `step-${i}.check`, passed: i >= failed, ...(i < failed ? { message: 'got 500' } : {}) })),
+      postman: { passed: 3, total: 4 }, postmanPct: 75, startup: { started: true, afterMs: 10 }, serverLog: 'no such column: articles.favorites_count',
+    });
+    try {
+      // Two attempts, each stored with its evaluation in one transaction; the final (last) one is what counts.
+      await store.putRun({ ...run, status: 'running' }, [attempt(0)], [evaluation(0, 9)]);
+      await store.putRun(run, [attempt(1)], [evaluation(1, 3)]);
+      await assert.rejects(store.putEvaluation({ ...key, trial: 9 }, evaluation(0, 1)), /no run a flask-sqlite python #9 to attach an evaluation to/);
+      const [final, ...others] = await store.backendEvaluations();
+      assert.equal(others.length, 0);
+      assert.deepEqual(final, { key, ...evaluation(1, 3) });
+    } finally {
+      await store.close();
+    }
+
+    const answer = JSON.stringify({ root_cause: 'db-orm-runtime-error', reason: 'a column is missing' });
+    const llm = await startFakeLlm([{ json: { content: [{ type: 'text', text: answer }], usage: { input_tokens: 10, output_tokens: 5 } } }]);
+    try {
+      const r = await runCliAsync(['judge', '--store', url, '--judge', `anthropic:model=claude-judge,base=${llm.url}`]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(llm.requests.length, 1, 'only the final evaluation is judged');
+      assert.match(llm.requests[0]!.body.messages[0].content, /Assertions passed: 104 of 107/);
+    } finally {
+      await llm.close();
+    }
+    const rows = await sql<{ attempt: number; root_cause: string | null; root_cause_note: string | null }>(url, 'SELECT attempt, root_cause, root_cause_note FROM backend_evaluations ORDER BY attempt');
+    assert.deepEqual(rows, [{ attempt: 0, root_cause: null, root_cause_note: null }, { attempt: 1, root_cause: 'db-orm-runtime-error', root_cause_note: 'a column is missing' }]);
   });
 
   test('runs, attempts and project trees round-trip; writing a run again replaces it', async () => {

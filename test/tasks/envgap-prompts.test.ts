@@ -3,12 +3,13 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ECOSYSTEM_IDS } from '../../src/core/types.js';
 import { resolveSuite } from '../../src/tasks/resolve.js';
 import { runCli, SHARED } from '../helpers/cli.js';
 
 const PROMPTS = path.join(SHARED, 'data/envgap-paper/data/prompts');
 const FOLDER = { python: 'python_prompts', java: 'java_prompts', javascript: 'javascript_prompts', cpp: 'cpp_prompts' } as const;
+/** The languages of the paper's prompts (Go, envproof's fifth, has none). */
+const ECOSYSTEM_IDS = Object.keys(FOLDER) as (keyof typeof FOLDER)[];
 const promptFile = (language: keyof typeof FOLDER, id: string) => readFileSync(path.join(PROMPTS, FOLDER[language], `${id}.md`), 'utf8');
 
 describe('envgap-prompts suite', () => {

@@ -6,8 +6,8 @@ import { EnvproofError, UsageError } from '../../src/core/errors.js';
 import { parseStraceLog, StraceLogParser, type ParsedTrace } from '../../src/trace/index.js';
 import { scratchDir } from './scenario.js';
 
-function parse(log: string, cwd = '/work'): ParsedTrace {
-  const parser = new StraceLogParser(cwd);
+function parse(log: string, cwd = '/work', gate?: string): ParsedTrace {
+  const parser = new StraceLogParser(cwd, gate === undefined ? {} : { gate });
   for (const line of log.split('\n')) parser.push(line);
   return parser.finish();
 }
@@ -242,4 +242,67 @@ test('parseStraceLog streams a file, including a last line without newline', asy
 test('parseStraceLog rejects a missing log and a relative start directory with clear errors', async () => {
   await assert.rejects(parseStraceLog('/nonexistent/strace.log', '/'), (e) => e instanceof EnvproofError && /cannot read the strace log/.test(e.message));
   await assert.rejects(parseStraceLog('/dev/null', 'rel/dir'), (e) => e instanceof UsageError && /must be absolute/.test(e.message));
+});
+
+test('an unfinished call continued on a line without pid (strace -z after a vfork) belongs to the call before', () => {
+  // As strace 6.1 printed it: the vfork child's failed exec attempts were left out, so strace went on with
+  // the parent's line, without "<... vfork resumed>" and without the pid.
+  const r = parse(
+    [
+      '5     execve("/usr/bin/python3", ["python3", "app.py"], 0x7ffc /* 3 vars */) = 0',
+      '5     chdir("sub")                      = 0',
+      '5     vfork( <unfinished ...>',
+      ')                                       = 7',
+      '7     execve("/usr/bin/python3", ["python3", "-c", "..."], 0x7fff /* 11 vars */) = 0',
+      '7     openat(AT_FDCWD</work/sub>, "../data/e.txt", O_RDONLY|O_CLOEXEC) = 3</work/data/e.txt>',
+      '7     +++ exited with 0 +++',
+      '5     +++ exited with 0 +++',
+    ].join('\n'),
+  );
+  assert.deepEqual(sorted(r.files), ['/usr/bin/python3', '/work/data/e.txt']);
+  assert.equal(r.skippedTotal, 0);
+});
+
+test('with a gate, the trace starts at its exec: the sandbox\'s own processes and what came before are left out', () => {
+  const gate = '/tmp/w/.envproof-gate-1';
+  const r = parse(
+    [
+      '900 execve("/usr/bin/prlimit", ["prlimit", "--nofile=1024"], 0x7ffd /* 1 var */) = 0',
+      '900 openat(AT_FDCWD</work>, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC) = 3</etc/ld.so.cache>',
+      '900 execve("/usr/bin/bwrap", ["bwrap", "--ro-bind"], 0x7ffd /* 1 var */) = 0',
+      '900 clone3({flags=CLONE_NEWPID|CLONE_NEWNS, exit_signal=SIGCHLD}, 88) = 901',
+      '901 openat(AT_FDCWD</>, "/root/.cache/rootfs/usr", O_RDONLY|O_PATH) = 4</usr>',
+      `901 execve("${gate}", ["${gate}", "python3", "app.py"], 0x55 /* 9 vars */) = 0`,
+      '901 execve("/usr/bin/python3", ["python3", "app.py"], 0x55 /* 9 vars */) = 0',
+      '900 openat(AT_FDCWD</work>, "/etc/bwrap-late.conf", O_RDONLY) = 5</etc/bwrap-late.conf>',
+      '901 openat(AT_FDCWD</work>, "app.py", O_RDONLY) = 3</work/app.py>',
+      // A child in the sandbox's pid namespace: its own lines carry the host's pid, strace says which that is.
+      "901 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD, child_tidptr=0x7f) = 3 /* 905 in strace's PID NS */",
+      '905 openat(AT_FDCWD</work>, "child.txt", O_RDONLY) = 3</work/child.txt>',
+      '906 openat(AT_FDCWD</work>, "/etc/unrelated", O_RDONLY) = 3</etc/unrelated>',
+      '905 +++ exited with 0 +++',
+      '901 +++ killed by SIGSEGV (core dumped) +++',
+      '900 +++ exited with 139 +++',
+    ].join('\n'),
+    '/work',
+    gate,
+  );
+  assert.deepEqual(sorted(r.files), ['/usr/bin/python3', '/work/app.py', '/work/child.txt']);
+  assert.deepEqual(r.execs, ['/usr/bin/python3']);
+  assert.equal(r.rootPid, 901);
+  assert.deepEqual(r.rootEnd, { kind: 'killed', signal: 'SIGSEGV', coreDumped: true });
+});
+
+test('with a gate that never ran, nothing is traced', () => {
+  const r = parse(
+    [
+      '900 execve("/usr/bin/bwrap", ["bwrap"], 0x7ffd /* 1 var */) = 0',
+      '900 openat(AT_FDCWD</work>, "/etc/passwd", O_RDONLY) = 3</etc/passwd>',
+      '900 +++ exited with 1 +++',
+    ].join('\n'),
+    '/work',
+    '/tmp/w/.envproof-gate-2',
+  );
+  assert.equal(r.rootPid, null);
+  assert.equal(r.files.size, 0);
 });

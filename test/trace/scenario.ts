@@ -1,4 +1,4 @@
-/** What the real-strace tests share between sandboxes: the request, the opens scenario, a liveness check. */
+/** What the real-tracer tests share between sandboxes: the request, the opens scenario, a liveness check. */
 import assert from 'node:assert/strict';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { runProcess } from '../../src/core/process.js';
 import { cleanEnvironment, HostSandbox } from '../../src/sandbox/host.js';
 import type { ExecRequest, ExecResult, Sandbox } from '../../src/sandbox/types.js';
-import { traceRun, type TraceRequest } from '../../src/trace/index.js';
+import { traceRun, type TraceRequest, type TracerName } from '../../src/trace/index.js';
 import { processesWith } from '../sandbox/helpers.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -22,8 +22,11 @@ export function scratchDir(): string {
   return mkdtempSync(path.join(scratch, 'w-'));
 }
 
+/** Both tracers, each test runs with each. */
+export const TRACERS: readonly TracerName[] = ['fast', 'strace'];
+
 export function request(sb: Sandbox, argv: string[], timeoutMs = 60_000): TraceRequest {
-  return { argv, cwd: sb.workDir, timeoutMs, network: false, logPath: path.join(sb.workDir, 'strace.log') };
+  return { argv, cwd: sb.workDir, timeoutMs, network: false };
 }
 
 /**
@@ -34,7 +37,7 @@ export class NoPidNamespaceSandbox extends HostSandbox {
   override async exec(req: ExecRequest): Promise<ExecResult> {
     const home = path.join(this.hostWorkDir, 'home');
     mkdirSync(home, { recursive: true });
-    return runProcess(req.argv, { cwd: req.cwd, env: cleanEnvironment(home, req.env), timeoutMs: req.timeoutMs });
+    return runProcess([...(req.hostWrapper ?? []), ...req.argv], { cwd: req.cwd, env: cleanEnvironment(home, req.env), timeoutMs: req.timeoutMs });
   }
 }
 
@@ -52,18 +55,19 @@ export function sleeperAlive(seconds: string): boolean {
  * Traces fixtures/opens.py with `python` in the sandbox's work directory and checks, against paths
  * written out here by hand, every file it opened or executed there.
  */
-export async function assertOpensScenario(sb: Sandbox, python: string[]): Promise<void> {
+export async function assertOpensScenario(sb: Sandbox, python: string[], tracer: TracerName): Promise<void> {
   const host = sb.hostWorkDir;
   for (const dir of ['data/sub', 'real', 'dirfd', 'child', 'bin']) mkdirSync(path.join(host, dir), { recursive: true });
-  for (const file of ['data/a.txt', 'data/sub/b.txt', 'real/c.txt', 'dirfd/d.txt', 'child/e.txt']) writeFileSync(path.join(host, file), 'x');
+  for (const file of ['data/a.txt', 'data/sub/b.txt', 'real/c.txt', 'dirfd/d.txt', 'dirfd/f.txt', 'child/e.txt', 'child/e2.txt']) writeFileSync(path.join(host, file), 'x');
   symlinkSync('real', path.join(host, 'link'));
   writeFileSync(path.join(host, 'bin/hello.sh'), '#!/bin/sh\nexit 0\n');
   chmodSync(path.join(host, 'bin/hello.sh'), 0o755);
   copyFileSync(path.join(FIXTURES, 'opens.py'), path.join(host, 'opens.py'));
 
-  const r = await traceRun(sb, request(sb, [...python, 'opens.py']));
+  const r = await traceRun(sb, request(sb, [...python, 'opens.py']), tracer);
 
   assert.equal(r.run.exitCode, 0, r.run.stderr);
+  assert.equal(r.tracer, tracer);
   const w = sb.workDir;
   const expected = [
     'opens.py',
@@ -73,6 +77,8 @@ export async function assertOpensScenario(sb: Sandbox, python: string[]): Promis
     'real/c.txt',
     'dirfd',
     'dirfd/d.txt',
+    'dirfd/f.txt',
+    'child/e2.txt',
     'child/e.txt',
     'bin/hello.sh',
   ].map((f) => path.join(w, f));

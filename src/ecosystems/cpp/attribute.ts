@@ -20,16 +20,13 @@
  */
 import path from 'node:path';
 import type { Dependency } from '../../core/types.js';
-import type { AttributionResult, AuditContext, InstallResult } from '../types.js';
+import type { AttributionResult, AuditContext, InstallResult, TracedDependency } from '../types.js';
 import { Claims, TOOLCHAIN_PACKAGE, withTarget } from './claims.js';
 import { readCodemodel } from './codemodel.js';
 import { cmakeDetails, type CmakeInstallDetails } from './configure.js';
 import { buildTimeFiles, type BuildFile } from './depfiles.js';
 import { debianOwners, debianUpstreamVersion, usrMerged, type DebianPackage } from './dpkg.js';
-import { cmakeName, isSharedLibrary, runtimeLibraryName } from './names.js';
-
-/** The C/C++ runtime and the dynamic loader, which every program loads (the paper excludes them). */
-const RUNTIME_BASE = /^(libc|libstdc\+\+|libm|libgcc_s|libpthread|libdl|librt)\.so(\.|$)|^ld-linux[^/]*\.so|^ld64\.so/;
+import { cmakeName, isRuntimeBase, isSharedLibrary, runtimeLibraryName } from './names.js';
 
 const EVIDENCE_PER_NAME = 3;
 
@@ -62,7 +59,7 @@ function headerName(file: string): string | undefined {
 }
 
 interface Layer {
-  deps: Map<string, Dependency>;
+  deps: Map<string, TracedDependency>;
   evidence: Record<string, string[]>;
   /** Every file that was attributed to some dependency. */
   files: string[];
@@ -71,12 +68,14 @@ interface Layer {
 function addTo(layer: Layer, dep: Dependency, file: string): void {
   layer.files.push(file);
   const key = `${dep.name}@${dep.version ?? ''}`;
-  if (!layer.deps.has(key)) layer.deps.set(key, dep);
+  const entry = layer.deps.get(key) ?? { ...dep, files: [] };
+  if (!entry.files!.includes(file)) entry.files!.push(file);
+  layer.deps.set(key, entry);
   const list = (layer.evidence[dep.name] ??= []);
   if (list.length < EVIDENCE_PER_NAME && !list.includes(file)) list.push(file);
 }
 
-function sorted(layer: Layer): Dependency[] {
+function sorted(layer: Layer): TracedDependency[] {
   return [...layer.deps.values()].sort((a, b) => a.name.localeCompare(b.name) || (a.version ?? '').localeCompare(b.version ?? ''));
 }
 
@@ -153,7 +152,7 @@ export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditConte
   const details = cmakeDetails(install);
   const loaded = [...new Set([...files].map(usrMerged))].filter((f) => {
     const base = path.posix.basename(f);
-    return isSharedLibrary(base) && !RUNTIME_BASE.test(base);
+    return isSharedLibrary(base) && !isRuntimeBase(base);
   });
   const model = await readCodemodel(hostView(ctx, details.buildDir), details.buildDir);
   const compiled = (await buildTimeFiles(hostView(ctx, details.buildDir), details.buildDir, model)).map((f) => ({ ...f, file: usrMerged(f.file) }));
@@ -181,7 +180,7 @@ export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditConte
   );
   const traced = sorted(runtime);
   const buildLayer = sorted(buildTime);
-  const combined = new Map<string, Dependency>();
+  const combined = new Map<string, TracedDependency>();
   for (const d of [...traced, ...buildLayer]) if (!combined.has(d.name)) combined.set(d.name, d);
   const evidence = { ...runtime.evidence };
   mergeEvidence(evidence, buildTime.evidence);

@@ -22,6 +22,8 @@ export interface CmakeDeclaration {
   optionalComponents: string[];
   required: boolean;
   quiet: boolean;
+  /** find_package(... EXACT): only that version is accepted. */
+  exact?: boolean;
   /** Where the content comes from (FetchContent / ExternalProject), as written. */
   origin?: string;
   /** pkg_check_modules: the variable prefix its results are stored under. */
@@ -142,6 +144,7 @@ function findPackage(cmd: CommandInvocation, file: string): Omit<CmakeDeclaratio
     optionalComponents,
     required: values.includes('REQUIRED'),
     quiet: values.includes('QUIET'),
+    ...(values.includes('EXACT') ? { exact: true } : {}),
     file,
     line: cmd.line,
   };
@@ -271,6 +274,7 @@ export function describeDeclaration(d: CmakeDeclaration): string {
   const parts = [d.rawName];
   if (d.kind === 'find_package') {
     if (d.version) parts.push(d.version);
+    if (d.exact) parts.push('EXACT');
     if (d.required) parts.push('REQUIRED');
     if (d.quiet) parts.push('QUIET');
     if (d.components.length) parts.push('COMPONENTS', ...d.components);

@@ -12,6 +12,9 @@ import { chooseExecutable, readCodemodel } from './codemodel.js';
 import { cmakeConfigure, cmakeDetails, hostPath } from './configure.js';
 import { classifyBuildFailure } from './failure.js';
 import { CMAKE_MANIFEST, extractCmakeDeclared } from './manifest.js';
+import { cmakeComponentFacts } from './component-facts.js';
+import { cmakeManifestEditor } from './manifest-edit.js';
+import { cmakeStaticImports } from './static-imports.js';
 
 const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -77,4 +80,11 @@ export const cppEcosystem: EcosystemModule = {
   },
 
   attribute: (files, ctx, install) => cmakeAttribute(files, ctx, install),
+
+  /** find_package(... EXACT), a pkg-config `=` constraint, or fetched content at a tag or versioned URL. */
+  isPinned: (dep) =>
+    /^find_package\(/i.test(dep.id ?? '') ? /\bEXACT\b/.test(dep.id!) : /^pkg_/i.test(dep.id ?? '') ? /^=/.test(dep.version ?? '') : dep.version !== undefined,
+  componentFacts: cmakeComponentFacts,
+  staticImports: (ctx, _install, attribution) => cmakeStaticImports(ctx, attribution),
+  manifestEditor: cmakeManifestEditor,
 };

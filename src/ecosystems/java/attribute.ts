@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Dependency } from '../../core/types.js';
-import type { AttributionResult, AuditContext } from '../types.js';
+import type { AttributionResult, AuditContext, TracedDependency } from '../types.js';
 import { readClassLoadLogs } from './class-load-log.js';
 import { identifyJar, listJarEntries, splitNested } from './jar.js';
 import { javaLayout } from './layout.js';
@@ -19,7 +19,7 @@ async function javaHome(ctx: AuditContext): Promise<string | undefined> {
 }
 
 /** Class file name → the copied dependency jar (path as seen inside) that holds it. */
-async function dependencyClassIndex(ctx: AuditContext): Promise<Map<string, string>> {
+export async function dependencyClassIndex(ctx: AuditContext): Promise<Map<string, string>> {
   const inside = javaLayout(ctx).dependencyJars;
   const hostDir = ctx.sandbox.toHost(inside);
   const index = new Map<string, string>();
@@ -48,14 +48,14 @@ export async function attributeJava(files: ReadonlySet<string>, ctx: AuditContex
   const isProjectJar = (p: string) => path.posix.dirname(p) === layout.projectTarget;
   const isDependencyJar = (p: string) => isJar(p) && !isProjectJar(p);
 
-  const identities = new Map<string, Dependency>();
-  const identify = async (jar: string): Promise<Dependency> => {
+  const identities = new Map<string, TracedDependency>();
+  const identify = async (jar: string): Promise<TracedDependency> => {
     let dep = identities.get(jar);
     if (!dep) {
       const { outer, inner } = splitNested(jar);
       const hostOuter = ctx.sandbox.toHost(outer) ?? outer;
       const id = await identifyJar(inner === undefined ? hostOuter : `${hostOuter}!/${inner}`);
-      dep = { name: id.artifactId, ...(id.version ? { version: id.version } : {}), ...(id.groupId ? { id: `${id.groupId}:${id.artifactId}` } : {}), source: jar };
+      dep = { name: id.artifactId, ...(id.version ? { version: id.version } : {}), ...(id.groupId ? { id: `${id.groupId}:${id.artifactId}` } : {}), source: jar, files: [jar] };
       identities.set(jar, dep);
     }
     return dep;
@@ -66,7 +66,7 @@ export async function attributeJava(files: ReadonlySet<string>, ctx: AuditContex
 
   const hostLogs = ctx.sandbox.toHost(layout.classLoadLogs);
   const byJar = hostLogs ? await readClassLoadLogs(hostLogs) : null;
-  const loaded: Dependency[] = [];
+  const loaded: TracedDependency[] = [];
   const fromProjectJars: { jar: string; className: string }[] = [];
   for (const [jar, loadedClasses] of byJar ?? []) {
     if (isDependencyJar(jar)) {
@@ -95,7 +95,7 @@ export async function attributeJava(files: ReadonlySet<string>, ctx: AuditContex
     }
   }
 
-  const opened: Dependency[] = [];
+  const opened: TracedDependency[] = [];
   for (const jar of [...files].filter(isDependencyJar).sort()) {
     const dep = await identify(jar);
     opened.push(dep);

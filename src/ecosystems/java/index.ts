@@ -11,6 +11,9 @@ import { javaLayout } from './layout.js';
 import { element, parsePomXml } from './pom-xml.js';
 import { findMainClass } from './main-class.js';
 import { DEPENDENCY_PLUGIN, failMaven, fetchPom, mavenCommandLine, runMaven, type MavenCall } from './maven.js';
+import { mavenComponentFacts } from './component-facts.js';
+import { mavenManifestEditor } from './manifest-edit.js';
+import { javaStaticImports } from './static-imports.js';
 
 export { JAVA_ATTRIBUTIONS, javaTracedLayer, type JavaAttribution } from './attribute.js';
 
@@ -139,4 +142,10 @@ export const javaEcosystem: EcosystemModule = {
   },
 
   attribute: (files, ctx) => attributeJava(files, ctx),
+
+  /** One version, not a range, LATEST/RELEASE or a snapshot. */
+  isPinned: (dep) => dep.version !== undefined && !/[[\](),]/.test(dep.version) && !/^(LATEST|RELEASE)$|-SNAPSHOT$/.test(dep.version),
+  componentFacts: mavenComponentFacts,
+  staticImports: (ctx) => javaStaticImports(ctx),
+  manifestEditor: mavenManifestEditor,
 };

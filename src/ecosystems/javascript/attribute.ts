@@ -1,8 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { uniqueDependencies } from '../../core/names.js';
-import type { Dependency } from '../../core/types.js';
-import type { AttributionResult, AuditContext, InstallResult } from '../types.js';
+import type { AttributionResult, AuditContext, InstallResult, TracedDependency } from '../types.js';
 import { hostProjectDir } from './host-path.js';
 import { walk, type NpmTreeNode } from './npm-tree.js';
 import { readPackageJson } from './package-json.js';
@@ -106,7 +105,7 @@ export class Attributor {
     }
     const groups = [...byDir.values()];
     const identities = await Promise.all(groups.map((g) => this.identity(g.owner.dir)));
-    const traced: Dependency[] = [];
+    const traced: TracedDependency[] = [];
     const evidence: Record<string, string[]> = {};
     for (const [i, { owner, files: owned }] of groups.entries()) {
       const { version, realName } = identities[i]!;
@@ -116,6 +115,7 @@ export class Attributor {
         ...(version ? { version } : {}),
         ...(aliasOf ? { id: `npm:${aliasOf}@${version ?? ''}` } : {}),
         source: owner.dir,
+        files: [...owned].sort(),
       });
       (evidence[owner.name] ??= []).push(...owned);
     }

@@ -3,6 +3,9 @@ import { attribute } from './attribute.js';
 import { install } from './install.js';
 import { extractDeclared, MANIFEST } from './manifest.js';
 import { defaultRun, userRun } from './run.js';
+import { npmComponentFacts } from './component-facts.js';
+import { npmManifestEditor } from './manifest-edit.js';
+import { npmStaticImports } from './static-imports.js';
 
 /** npm projects: D1 from package.json, D2 from `npm ls`, D3 from files opened under node_modules. */
 export const javascriptEcosystem: EcosystemModule = {
@@ -14,4 +17,7 @@ export const javascriptEcosystem: EcosystemModule = {
   defaultRun: (ctx) => defaultRun(ctx),
   userRun: (command, ctx) => userRun(command, ctx),
   attribute,
+  componentFacts: npmComponentFacts,
+  staticImports: (ctx) => npmStaticImports(ctx),
+  manifestEditor: npmManifestEditor,
 };

@@ -25,10 +25,11 @@ export function installCommand(hostDir: string): string[] {
 
 /**
  * node-gyp downloads node's headers from nodejs.org, which the sandboxes' network does not reach; when the
- * environment has them installed (/usr/include/node), native addons are built against those instead.
+ * environment has them installed (/usr/include/node), native addons are built against those instead. Native
+ * builds use every core (node-gyp's JOBS): an addon such as sqlite3 compiles for minutes otherwise.
  */
 function nativeBuildEnv(ctx: AuditContext): Record<string, string> {
-  return existsSync(path.join(ctx.sandbox.rootOnHost, 'usr/include/node/node.h')) ? { npm_config_nodedir: '/usr' } : {};
+  return { JOBS: 'max', ...(existsSync(path.join(ctx.sandbox.rootOnHost, 'usr/include/node/node.h')) ? { npm_config_nodedir: '/usr' } : {}) };
 }
 
 /** The dependencies npm 11 warns ran install scripts that the project's `allowScripts` does not cover. */

@@ -3,7 +3,7 @@ import { NoEntryPointError, StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { Dependency } from '../../core/types.js';
 import { traceRun } from '../../trace/index.js';
-import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
+import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice, TracedDependency } from '../types.js';
 import { extractPythonDeclared } from './declared.js';
 import { findPythonEntry } from './entry.js';
 import { MARKER_ENV_SCRIPT, markerEnvironmentFromJson } from './markers.js';
@@ -12,6 +12,9 @@ import { buildFileOwnerIndex, distributionsFromDirectory, installedDistributions
 import { isFile } from '../../core/fs.js';
 import { shellCommandLine } from '../../core/shell.js';
 import { localProjectScripts } from './local-project.js';
+import { pipReportPath, pythonComponentFacts } from './component-facts.js';
+import { pythonManifestEditor } from './manifest-edit.js';
+import { pythonStaticImports } from './static-imports.js';
 
 interface PythonInstallDetails {
   sitePackages: string[];
@@ -47,14 +50,7 @@ async function installArgs(ctx: AuditContext, hostProjectDir: string): Promise<s
 
 /** Files a bare interpreter start opens (site, .pth files and what they import): not evidence of use. */
 async function startupFiles(ctx: AuditContext): Promise<Set<string>> {
-  const trace = await traceRun(ctx.sandbox, {
-    argv: [venvPython(ctx), '-c', 'pass'],
-    cwd: ctx.projectDir,
-    env: venvEnv(ctx),
-    timeoutMs: 60_000,
-    network: false,
-    logPath: path.posix.join(ctx.envDir, 'startup.strace'),
-  });
+  const trace = await traceRun(ctx.sandbox, { argv: [venvPython(ctx), '-c', 'pass'], cwd: ctx.projectDir, env: venvEnv(ctx), timeoutMs: 60_000, network: false }, ctx.tracer);
   return trace.files;
 }
 
@@ -93,7 +89,7 @@ export const pythonEcosystem: EcosystemModule = {
     const hostProject = toHost(ctx.projectDir) ?? ctx.projectDir;
     const args = await installArgs(ctx, hostProject);
     ctx.progress(`pip install ${args.join(' ')}`);
-    await pipInstall(ctx, args);
+    await pipInstall(ctx, ['--report', pipReportPath(ctx), ...args]);
     const after = await installedDistributions(facts.sitePackages, toHost);
     // `pip install .`, `-e .` or `.` in requirements.txt: the project's own distribution, never its dependency.
     const own = await distributionsFromDirectory(facts.sitePackages, ctx.projectDir, toHost);
@@ -104,7 +100,7 @@ export const pythonEcosystem: EcosystemModule = {
       details: details as unknown as Record<string, unknown>,
       commands: [
         `python3 -m venv --without-pip ${venvDir(ctx)}`,
-        `pip --python <venv> install ${args.join(' ')}`,
+        `pip --python <venv> install --report <env>/pip-report.json ${args.join(' ')}`,
         'the *.dist-info and *.egg-info metadata of the venv\'s site-packages (before and after)',
       ],
       durationMs: 0,
@@ -137,16 +133,25 @@ export const pythonEcosystem: EcosystemModule = {
     const details = install.details as unknown as PythonInstallDetails;
     const index = await buildFileOwnerIndex(details.sitePackages, (p) => ctx.sandbox.toHost(p));
     const startup = startupFilesOf.get(install) ?? (await startupFiles(ctx));
-    const traced = new Map<string, Dependency>();
+    const traced = new Map<string, TracedDependency>();
     const evidence: Record<string, string[]> = {};
     for (const file of files) {
       if (startup.has(file) || /\.(dist|egg)-info\//.test(file)) continue;
       const owner = index.get(file) ?? index.get(sourceOfBytecode(file) ?? '');
       if (!owner) continue;
-      traced.set(`${owner.name}@${owner.version ?? ''}`, { name: owner.name, version: owner.version });
+      const key = `${owner.name}@${owner.version ?? ''}`;
+      const entry = traced.get(key) ?? { name: owner.name, version: owner.version, files: [] };
+      entry.files!.push(file);
+      traced.set(key, entry);
       const list = (evidence[owner.name] ??= []);
       if (list.length < 3) list.push(file);
     }
     return { traced: [...traced.values()].sort((a, b) => a.name.localeCompare(b.name)), evidence };
   },
+
+  componentFacts: (ctx, install) => pythonComponentFacts(ctx, install.installed),
+
+  staticImports: (ctx) => pythonStaticImports(ctx),
+
+  manifestEditor: pythonManifestEditor,
 };

@@ -1,0 +1,58 @@
+/**
+ * SBOM facts of an npm project: each installed package's `integrity` (the registry's Subresource Integrity hash of
+ * its tarball) from npm's lockfile of node_modules (`node_modules/.package-lock.json`, which npm writes on every
+ * install), and the dependency graph of `npm ls --all`.
+ */
+import path from 'node:path';
+import { readIfExists } from '../../core/fs.js';
+import { componentKey, type ComponentFact, type ComponentFacts, type ComponentHash, type HashAlgorithm } from '../outputs.js';
+import type { AuditContext, InstallResult } from '../types.js';
+import { hostProjectDir } from './host-path.js';
+import { walk, type NpmTreeNode } from './npm-tree.js';
+
+const ALGORITHMS: Record<string, HashAlgorithm> = { sha1: 'SHA-1', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
+
+/** `sha512-<base64> sha1-<base64>` → hex hashes. */
+export function integrityHashes(integrity: string | undefined): ComponentHash[] {
+  return (integrity ?? '')
+    .split(/\s+/)
+    .map((part) => /^(sha\d+)-([A-Za-z0-9+/=]+)$/.exec(part))
+    .filter((m): m is RegExpExecArray => m !== null && ALGORITHMS[m[1]!] !== undefined)
+    .map((m) => ({ algorithm: ALGORITHMS[m[1]!]!, value: Buffer.from(m[2]!, 'base64').toString('hex') }));
+}
+
+function npmPurl(node: NpmTreeNode): ComponentFact['purl'] {
+  const real = node.realName ?? node.name;
+  const scoped = /^(@[^/]+)\/(.+)$/.exec(real);
+  return { type: 'npm', ...(scoped ? { namespace: scoped[1]!, name: scoped[2]! } : { name: real }), ...(node.version ? { version: node.version } : {}) };
+}
+
+export function npmFacts(root: NpmTreeNode, lock: Record<string, { integrity?: string }>): ComponentFacts {
+  const byKey = new Map<string, ComponentFact>();
+  const key = (n: NpmTreeNode) => componentKey({ name: n.name, ...(n.version ? { version: n.version } : {}) });
+  for (const node of walk(root)) {
+    if (node.missing || !node.version) continue;
+    const fact = byKey.get(key(node)) ?? { name: node.name, version: node.version, purl: npmPurl(node), hashes: [], dependsOn: [] };
+    if (!fact.hashes.length && node.path) {
+      fact.hashes = integrityHashes(lock[node.path]?.integrity);
+      if (fact.hashes.length) fact.hashSource = 'npm lockfile integrity';
+    }
+    for (const child of node.dependencies) if (!child.missing && child.version && !fact.dependsOn.includes(key(child))) fact.dependsOn.push(key(child));
+    byKey.set(key(node), fact);
+  }
+  const components = [...byKey.values()];
+  const unhashed = components.filter((c) => !c.hashes.length).map((c) => c.name);
+  return {
+    components,
+    direct: root.dependencies.filter((c) => !c.missing && c.version).map(key),
+    notes: unhashed.length ? [`npm's lockfile gives no integrity for ${unhashed.join(', ')} (links, git or local packages)`] : [],
+  };
+}
+
+export async function npmComponentFacts(ctx: AuditContext, install: InstallResult): Promise<ComponentFacts> {
+  const root = install.details?.tree as NpmTreeNode | undefined;
+  if (!root) return { components: [], notes: ['npm gave no dependency tree'] };
+  const text = await readIfExists(path.join(hostProjectDir(ctx), 'node_modules', '.package-lock.json'));
+  const lock = text ? ((JSON.parse(text) as { packages?: Record<string, { integrity?: string }> }).packages ?? {}) : {};
+  return npmFacts(root, lock);
+}

@@ -1,0 +1,72 @@
+/**
+ * A CycloneDX 1.6 JSON SBOM of one audit, built with the CycloneDX library for JavaScript: every installed package
+ * with its package URL, version and the hashes its package manager gives, the dependency graph, and, under the
+ * `envproof:` property namespace, whether it was declared (D1), installed (D2) and loaded at run time (D3).
+ * Loaded packages carry `evidence.occurrences`, the files the program opened; the library has no model for
+ * occurrences yet, so they are added to its normalised output (docs/sbom.md).
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { Enums, Models, Serialize, Spec } from '@cyclonedx/cyclonedx-library';
+import type { AuditReport, ComponentEntry } from '../audit/report.js';
+import { componentKey } from '../ecosystems/outputs.js';
+
+const PROJECT_REF = 'envproof:project';
+
+function bomRef(c: ComponentEntry): string {
+  return `envproof:component:${componentKey(c)}`;
+}
+
+function property(name: string, value: string | boolean): Models.Property {
+  return new Models.Property(`envproof:${name}`, String(value));
+}
+
+function component(c: ComponentEntry): Models.Component {
+  return new Models.Component(Enums.ComponentType.Library, c.name, {
+    bomRef: bomRef(c),
+    ...(c.version ? { version: c.version } : {}),
+    ...(c.purl ? { purl: c.purl } : {}),
+    hashes: new Models.HashDictionary(c.hashes.map((h) => [h.algorithm as Enums.HashAlgorithm, h.value] as const)),
+    properties: new Models.PropertyRepository([
+      property('declared', c.declared),
+      property('installed', c.installed),
+      property('loaded', c.loaded),
+      ...(c.id ? [property('id', c.id)] : []),
+      ...(c.hashSource ? [property('hashSource', c.hashSource)] : []),
+    ]),
+  });
+}
+
+export function renderCycloneDx(report: AuditReport): string {
+  const project = new Models.Component(Enums.ComponentType.Application, path.basename(report.project), {
+    bomRef: PROJECT_REF,
+    properties: new Models.PropertyRepository([
+      property('ecosystem', report.ecosystem),
+      property('manifest', report.manifest),
+      property('sandbox', report.sandbox.backend),
+      ...report.runs.map((r, i) => property(`run:${i + 1}`, r.command)),
+    ]),
+  });
+  const bom = new Models.Bom({ serialNumber: `urn:uuid:${randomUUID()}` });
+  bom.metadata.timestamp = new Date();
+  bom.metadata.component = project;
+  bom.metadata.tools.components.add(new Models.Component(Enums.ComponentType.Application, 'envproof', { version: report.tool.version }));
+
+  const byKey = new Map(report.components.map((c) => [componentKey(c), component(c)] as const));
+  for (const c of report.components) {
+    const model = byKey.get(componentKey(c))!;
+    for (const dep of c.dependsOn) model.dependencies.add(byKey.get(dep)!.bomRef);
+    bom.components.add(model);
+  }
+  for (const c of report.components.filter((c) => c.direct)) project.dependencies.add(byKey.get(componentKey(c))!.bomRef);
+
+  const normalized = new Serialize.JSON.Normalize.Factory(Spec.Spec1dot6).makeForBom().normalize(bom, { sortLists: true }) as unknown as {
+    components?: { 'bom-ref'?: string; evidence?: Record<string, unknown> }[];
+  };
+  const files = new Map(report.components.map((c) => [bomRef(c), c.files]));
+  for (const c of normalized.components ?? []) {
+    const opened = files.get(c['bom-ref'] ?? '');
+    if (opened?.length) c.evidence = { ...c.evidence, occurrences: opened.map((location) => ({ location })) };
+  }
+  return `${JSON.stringify(normalized, null, 2)}\n`;
+}
