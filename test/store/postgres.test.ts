@@ -161,6 +161,28 @@ describe('the PostgreSQL results store', () => {
     }
   });
 
+  test('a tree larger than one multi-row insert is stored whole, on both databases; storing it again changes nothing', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'envproof-pg-tree-')), 'store.db');
+    const url = await createDatabase(server.url, 'bigtree');
+    // 450 files (more than two inserts' worth), 300 distinct contents, a symlink.
+    const blobs = new Map(Array.from({ length: 300 }, (_, i) => [`b${i}`, Buffer.from(`content ${i}`)]));
+    const entries = Array.from({ length: 450 }, (_, i) => ({ path: `src/f${String(i).padStart(3, '0')}.js`, kind: 'file' as const, executable: i % 7 === 0, blob: `b${i % 300}` }));
+    entries.push({ path: 'src/link', kind: 'symlink', executable: false, blob: 'b1' });
+    for (const spec of [file, url]) {
+      const store = await ResultsStore.open(spec);
+      try {
+        await store.putTree({ hash: 'big', entries, blobs });
+        await store.putTree({ hash: 'big', entries, blobs });
+        const tree = await store.tree('big');
+        assert.deepEqual(tree.entries, [...entries].sort((a, b) => (a.path < b.path ? -1 : 1)), spec);
+        assert.deepEqual(tree.blob('b299'), Buffer.from('content 299'));
+      } finally {
+        await store.close();
+      }
+    }
+    assert.deepEqual(await sql(url, 'SELECT CAST(COUNT(*) AS INTEGER) AS n FROM blobs'), [{ n: 300 }]);
+  });
+
   test('a database that is not a store is refused, one without a schema only when it must exist', async () => {
     const other = await createDatabase(server.url, 'other');
     await sql(other, 'CREATE TABLE customers (id INTEGER)');
