@@ -48,6 +48,8 @@ function project(language: EcosystemId, id: string): Record<string, string> {
 `,
         'src/main/java/bench/Main.java': `package bench;\npublic class Main { public static void main(String[] a) { System.out.println(new com.google.gson.Gson().toJson("${id}")); } }\n`,
       };
+    default:
+      throw new Error(`no bench project for ${language}`);
   }
 }
 

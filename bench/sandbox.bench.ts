@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot } from '../src/core/cache.js';
-import { ECOSYSTEM_IDS } from '../src/core/types.js';
+import { ECOSYSTEM_IDS } from '../src/ecosystems/index.js';
 import { createSandbox } from '../src/sandbox/index.js';
 import { inspectEnvironment } from '../src/sandbox/rootfs.js';
 import type { Sandbox } from '../src/sandbox/types.js';

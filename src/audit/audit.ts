@@ -185,7 +185,7 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
   const notes: string[] = [];
   partial.notes = notes;
   if (alsoPresent.length) notes.push(`manifests of ${alsoPresent.join(', ')} are present too; audited as ${module.id} (use --ecosystem to choose)`);
-  opts.progress(`${module.displayName} project: reading the manifest (D1)`);
+  opts.progress(`${module.projectKind} project: reading the manifest (D1)`);
   // Read once before any environment exists, so a broken manifest fails at once.
   let declared = await module.extractDeclared(projectDir);
   const recordDeclared = () => {
@@ -334,7 +334,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       attribution = await module.attribute(tracedFiles, p.ctx, install);
       const view = opts.tracedView?.[module.id];
       const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
-      if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
+      if (!tracedLayer) throw new EnvproofError(`the ${module.projectKind} audit has no "${view}" view of D3`);
       if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
       layers.traced = withoutOwn(tracedLayer, own);
       layers.alternatives = Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, withoutOwn(v, own)]));

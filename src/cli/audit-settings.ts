@@ -7,7 +7,7 @@ import type { AuditOptions } from '../audit/audit.js';
 import { FINDING_KINDS } from '../audit/report.js';
 import { configuredRuns, findConfig, readConfigFile, type LoadedConfig } from '../config/config.js';
 import { UsageError } from '../core/errors.js';
-import { ECOSYSTEM_IDS } from '../core/types.js';
+import { ECOSYSTEM_IDS } from '../ecosystems/index.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';

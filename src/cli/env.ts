@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
+import type { EcosystemId } from '../core/types.js';
+import { ECOSYSTEM_IDS } from '../ecosystems/index.js';
 import { doctorChecks } from '../sandbox/doctor.js';
 import { printChecks } from './doctor.js';
 import { prepareEnvironment } from '../sandbox/index.js';

@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import { agentFromSpec } from '../agents/spec.js';
 import { UsageError } from '../core/errors.js';
-import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
-import { ecosystemById } from '../ecosystems/index.js';
+import type { EcosystemId } from '../core/types.js';
+import { ECOSYSTEM_IDS, isEcosystemId } from '../ecosystems/index.js';
 import { planRuns, runMatrix, type ProgressEvent } from '../protocol/matrix.js';
 import { hostWarning } from '../sandbox/host.js';
 import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
@@ -28,10 +28,9 @@ function positiveInt(name: string, min: number) {
 function parseLanguages(value: string): EcosystemId[] {
   const langs = value === 'all' ? [...ECOSYSTEM_IDS] : value.split(',').map((s) => s.trim());
   for (const l of langs) {
-    if (!ECOSYSTEM_IDS.includes(l as EcosystemId)) throw new UsageError(`unknown language "${l}"`, `use ${ECOSYSTEM_IDS.join(', ')} or all`);
-    if (!ecosystemById(l as EcosystemId)) throw new UsageError(`the ${l} ecosystem is not available in this version of envproof`);
+    if (!isEcosystemId(l)) throw new UsageError(`unknown language "${l}"`, `use ${ECOSYSTEM_IDS.join(', ')} or all`);
   }
-  return langs as EcosystemId[];
+  return langs;
 }
 
 function progressLine(e: ProgressEvent): string {

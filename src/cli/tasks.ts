@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
+import type { EcosystemId } from '../core/types.js';
+import { ECOSYSTEM_IDS } from '../ecosystems/index.js';
 import { findTask, resolveSuite } from '../tasks/resolve.js';
 import { PROMPT_VARIANTS, type PromptVariant, type Task } from '../tasks/types.js';
 import type { SetExitCode } from './commands.js';

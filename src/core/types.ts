@@ -1,10 +1,10 @@
 /** Shared data model of envproof. Everything here is plain data: no I/O. */
 
-export type EcosystemId = 'python' | 'javascript' | 'java' | 'cpp';
-export const ECOSYSTEM_IDS: readonly EcosystemId[] = ['python', 'javascript', 'java', 'cpp'];
-
-/** How each language is written in reports and prompts. */
-export const LANGUAGE_NAMES: Readonly<Record<EcosystemId, string>> = { python: 'Python', java: 'Java', javascript: 'JavaScript', cpp: 'C++' };
+/**
+ * The id of a registered ecosystem ('python', 'cpp', ...). The registry (src/ecosystems/index.ts) lists them; input
+ * from outside (command line, store, task suites) is checked against it where it enters.
+ */
+export type EcosystemId = string;
 
 /** One package in a layer. `name` is normalised for the ecosystem; versions never decide set membership. */
 export interface Dependency {

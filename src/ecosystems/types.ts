@@ -1,4 +1,5 @@
-import type { DeclaredResult, Dependency, EcosystemId } from '../core/types.js';
+import type { DeclaredResult, Dependency } from '../core/types.js';
+import type { EcosystemFacts } from './facts.js';
 import type { ComponentFacts, ManifestEditor, StaticImports } from './outputs.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { TracerChoice } from '../trace/index.js';
@@ -78,14 +79,10 @@ export interface TracedDependency extends Dependency {
 }
 
 /**
- * One ecosystem. Pure parts (extractDeclared, attribute) return data; the rest run commands through
+ * One ecosystem: its facts (facts.ts), and what it does. Pure parts (extractDeclared, attribute) return data; the rest run commands through
  * the sandbox. Errors the user can fix are thrown as EnvproofError (see core/errors.ts).
  */
-export interface EcosystemModule {
-  id: EcosystemId;
-  displayName: string;
-  /** Manifest file names that identify a project of this ecosystem, in order of preference. */
-  manifestFiles: readonly string[];
+export interface EcosystemModule extends EcosystemFacts {
   /** D1, from the project directory on the host. Entries it cannot interpret are skipped with a reason. */
   extractDeclared(projectDir: string): Promise<DeclaredResult>;
   /**

@@ -77,7 +77,7 @@ export async function runFix(opts: FixOptions): Promise<FixResult> {
   const before = await runAudit({ ...opts.audit, keep: false });
   const module = ecosystemById(before.ecosystem)!;
   const editor = module.manifestEditor;
-  if (!editor) throw new EnvproofError(`envproof fix cannot edit ${module.displayName} manifests yet`);
+  if (!editor) throw new EnvproofError(`envproof fix cannot edit ${module.projectKind} manifests yet`);
   const declared = await module.extractDeclared(projectDir);
   const plan = planFix(before, declared, opts);
   const outcome = await editor.apply(projectDir, declared, plan.edits);

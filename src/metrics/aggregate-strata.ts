@@ -1,9 +1,10 @@
 /** Grouping of runs into (agent, language) strata and per-language pools, shared by the aggregate metrics. */
 import type { EcosystemId } from '../core/types.js';
+import { ECOSYSTEM_IDS } from '../ecosystems/index.js';
 import { ALL_AGENTS, type RunRecord, type TaskInfo } from './aggregate-types.js';
 
-/** The paper's language order. */
-export const LANGUAGE_ORDER: readonly EcosystemId[] = ['python', 'java', 'javascript', 'cpp'];
+/** The order of languages in tables: the registry's (the paper's for its four). */
+export const LANGUAGE_ORDER: readonly EcosystemId[] = ECOSYSTEM_IDS;
 
 export interface AggregateContext {
   runs: readonly RunRecord[];

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { SKIPPED_DIRS } from '../ecosystems/index.js';
 
 /** One entry of a project tree: a file (with its blob hash) or a symlink (with its target). */
 export interface TreeEntry {
@@ -19,9 +20,6 @@ export interface TreeSnapshot {
   blobs: Map<string, Buffer>;
 }
 
-/** Directories an install or build creates: not part of what the agent wrote. */
-const SKIPPED_DIRS = new Set(['node_modules', '.git', '__pycache__', '.venv', 'venv', 'target', 'build']);
-
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 
 export async function snapshotTree(root: string): Promise<TreeSnapshot> {
@@ -32,6 +30,7 @@ export async function snapshotTree(root: string): Promise<TreeSnapshot> {
       const full = path.join(dir, d.name);
       const rel = path.relative(root, full).split(path.sep).join('/');
       if (d.isDirectory()) {
+        // Directories an install or build creates are not part of what the agent wrote.
         if (!SKIPPED_DIRS.has(d.name)) await walk(full);
       } else if (d.isSymbolicLink()) {
         const target = Buffer.from(await readlink(full));

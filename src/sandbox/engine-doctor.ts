@@ -1,7 +1,7 @@
 import type { Check } from '../doctor/checks.js';
 import { errorMessage } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
-import { ECOSYSTEM_IDS } from '../core/types.js';
+import { ECOSYSTEM_IDS } from '../ecosystems/index.js';
 import { checkEngine, engineSetup, HOST_ENV, type ContainerEngine, type ProbeTarget } from './engine.js';
 import { hostNamespaces } from './host.js';
 import { UBUNTU_IMAGE } from './images.js';

@@ -1,6 +1,6 @@
 /** The results store's SQLite schema (documented in docs/store.md). Bump SCHEMA_VERSION on any change and migrate. */
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const SCHEMA_V1 = `
 CREATE TABLE runs (
@@ -161,4 +161,42 @@ CREATE TABLE backend_evaluations (
   PRIMARY KEY (run_id, attempt),
   FOREIGN KEY (run_id, attempt) REFERENCES attempts (run_id, attempt) ON DELETE CASCADE
 );
+`;
+
+/**
+ * Version 5, ecosystems registered in one place (src/ecosystems/index.ts): `runs.language` loses its CHECK over the
+ * four first languages, so that a newly registered ecosystem needs no migration of its own; the store checks a
+ * run's language against the registry when it reads it. SQLite cannot drop a CHECK: the table is rebuilt with the
+ * same ids (so attempts and backend evaluations keep their run), foreign keys off as for version 3.
+ */
+export const MIGRATE_V4_TO_V5 = `
+CREATE TABLE runs_v5 (
+  id                 INTEGER PRIMARY KEY,
+  source             TEXT    NOT NULL CHECK (source IN ('envgap-csv', 'envproof')),
+  agent              TEXT    NOT NULL,
+  language           TEXT    NOT NULL,
+  task_id            TEXT    NOT NULL,
+  trial              INTEGER NOT NULL CHECK (trial >= 1),
+  is_primary         INTEGER NOT NULL CHECK (is_primary IN (0, 1)),
+  first_success      INTEGER NOT NULL CHECK (first_success IN (0, 1)),
+  final_success      INTEGER NOT NULL CHECK (final_success IN (0, 1)),
+  repair_depth       INTEGER,
+  initial_error_type TEXT,
+  d1                 TEXT,
+  d2                 TEXT    NOT NULL,
+  d3                 TEXT    NOT NULL,
+  claimed_count      INTEGER,
+  transitive_count   INTEGER,
+  raw                TEXT,
+  origin             TEXT,
+  updated_at         TEXT    NOT NULL,
+  status             TEXT    NOT NULL DEFAULT 'done' CHECK (status IN ('running', 'done', 'infrastructure-failed')),
+  UNIQUE (source, agent, language, task_id, trial)
+);
+INSERT INTO runs_v5 (id, source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
+                     initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status)
+  SELECT id, source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
+         initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v5 RENAME TO runs;
 `;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { readPromptOverview } from '../store/envgap-import.js';
-import { LANGUAGE_FACTS } from './languages.js';
+import { ecosystem } from '../ecosystems/index.js';
 import type { PromptVariant, Task, TaskSuite } from './types.js';
 
 /** The paragraph that asks for a complete project starts with this line in every prompt file of the paper. */
@@ -36,7 +36,11 @@ export function loadEnvgapPrompts(dir: string): TaskSuite {
   if (!existsSync(overview)) {
     throw new EnvproofError(`no prompt_overview.csv in ${dir}`, 'give the data/prompts folder of a copy of the EnvGap repository: envgap-prompts:<dir>');
   }
-  const promptFile = (id: string, language: EcosystemId) => path.join(dir, LANGUAGE_FACTS[language].envgapFolder, `${id}.md`);
+  const promptFile = (id: string, language: EcosystemId) => {
+    const { displayName, prompt } = ecosystem(language);
+    if (!prompt.envgapFolder) throw new EnvproofError(`the paper has no prompts for ${displayName}`, 'use the bundled suite for this language');
+    return path.join(dir, prompt.envgapFolder, `${id}.md`);
+  };
   const read = (id: string, language: EcosystemId): string => {
     const file = promptFile(id, language);
     try {

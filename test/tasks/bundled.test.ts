@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ECOSYSTEM_IDS } from '../../src/core/types.js';
+import { ECOSYSTEM_IDS } from '../../src/ecosystems/index.js';
 import { resolveSuite } from '../../src/tasks/resolve.js';
 import { PROMPT_VARIANTS } from '../../src/tasks/types.js';
 import { SHARED } from '../helpers/cli.js';

@@ -3,12 +3,13 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ECOSYSTEM_IDS } from '../../src/core/types.js';
 import { resolveSuite } from '../../src/tasks/resolve.js';
 import { runCli, SHARED } from '../helpers/cli.js';
 
 const PROMPTS = path.join(SHARED, 'data/envgap-paper/data/prompts');
 const FOLDER = { python: 'python_prompts', java: 'java_prompts', javascript: 'javascript_prompts', cpp: 'cpp_prompts' } as const;
+/** The paper's four languages, the ones it has prompt files for. */
+const PAPER_LANGUAGES = Object.keys(FOLDER) as (keyof typeof FOLDER)[];
 const promptFile = (language: keyof typeof FOLDER, id: string) => readFileSync(path.join(PROMPTS, FOLDER[language], `${id}.md`), 'utf8');
 
 describe('envgap-prompts suite', () => {
@@ -30,13 +31,13 @@ describe('envgap-prompts suite', () => {
 
   it('gives the prompt file verbatim as the explicit prompt, in every language', () => {
     for (const t of suite.tasks) {
-      for (const language of ECOSYSTEM_IDS) assert.equal(suite.prompt(t, language, 'explicit'), promptFile(language, t.id), `${t.id} ${language}`);
+      for (const language of PAPER_LANGUAGES) assert.equal(suite.prompt(t, language, 'explicit'), promptFile(language, t.id), `${t.id} ${language}`);
     }
   });
 
   it('drops the "Create a complete" block from the implicit prompt but keeps the task and its requirements', () => {
     for (const t of suite.tasks) {
-      for (const language of ECOSYSTEM_IDS) {
+      for (const language of PAPER_LANGUAGES) {
         const file = promptFile(language, t.id);
         const implicit = suite.prompt(t, language, 'implicit');
         assert.doesNotMatch(implicit, /Create a complete|pinned to exact versions|README/, `${t.id} ${language}`);

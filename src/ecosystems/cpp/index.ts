@@ -11,7 +11,8 @@ import { cmakeAttribute } from './attribute.js';
 import { chooseExecutable, readCodemodel } from './codemodel.js';
 import { cmakeConfigure, cmakeDetails, hostPath } from './configure.js';
 import { classifyBuildFailure } from './failure.js';
-import { CMAKE_MANIFEST, extractCmakeDeclared } from './manifest.js';
+import { extractCmakeDeclared } from './manifest.js';
+import { cppFacts } from './facts.js';
 import { cmakeComponentFacts } from './component-facts.js';
 import { cmakeManifestEditor } from './manifest-edit.js';
 import { cmakeStaticImports } from './static-imports.js';
@@ -56,9 +57,7 @@ async function cmakeBuild(ctx: AuditContext, install: InstallResult): Promise<vo
 }
 
 export const cppEcosystem: EcosystemModule = {
-  id: 'cpp',
-  displayName: 'C++ (CMake)',
-  manifestFiles: [CMAKE_MANIFEST],
+  ...cppFacts,
 
   extractDeclared: (projectDir) => extractCmakeDeclared(projectDir),
 

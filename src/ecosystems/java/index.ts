@@ -14,6 +14,7 @@ import { DEPENDENCY_PLUGIN, failMaven, fetchPom, mavenCommandLine, runMaven, typ
 import { mavenComponentFacts } from './component-facts.js';
 import { mavenManifestEditor } from './manifest-edit.js';
 import { javaStaticImports } from './static-imports.js';
+import { javaFacts } from './facts.js';
 
 export { JAVA_ATTRIBUTIONS, javaTracedLayer, type JavaAttribution } from './attribute.js';
 
@@ -57,9 +58,7 @@ function builtClasspath(install: InstallResult): string | undefined {
 }
 
 export const javaEcosystem: EcosystemModule = {
-  id: 'java',
-  displayName: 'Java (Maven)',
-  manifestFiles: ['pom.xml'],
+  ...javaFacts,
 
   extractDeclared: (projectDir) => extractJavaDeclared(projectDir),
 

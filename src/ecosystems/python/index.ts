@@ -15,6 +15,7 @@ import { localProjectScripts } from './local-project.js';
 import { pipReportPath, pythonComponentFacts } from './component-facts.js';
 import { pythonManifestEditor } from './manifest-edit.js';
 import { pythonStaticImports } from './static-imports.js';
+import { pythonFacts } from './facts.js';
 
 interface PythonInstallDetails {
   sitePackages: string[];
@@ -66,9 +67,7 @@ async function installedScripts(ctx: AuditContext, hostProject: string): Promise
 const startupFilesOf = new WeakMap<InstallResult, Set<string>>();
 
 export const pythonEcosystem: EcosystemModule = {
-  id: 'python',
-  displayName: 'Python',
-  manifestFiles: ['requirements.txt', 'pyproject.toml'],
+  ...pythonFacts,
 
   extractDeclared: (projectDir) => extractPythonDeclared(projectDir),
 
