@@ -21,17 +21,19 @@ export interface Dependency {
   systemVersion?: string;
 }
 
-/** Why a manifest entry could not be turned into a named dependency. A closed union, never an exception. */
-export type SkipReason =
-  | 'unnamed-url'
-  | 'unnamed-vcs'
-  | 'local-path'
-  | 'unsupported-syntax'
-  | 'unresolved-property'
-  | 'invalid-name'
-  | 'marker-excluded'
-  | 'include-cycle'
-  | 'include-missing';
+/** Why a manifest entry could not be turned into a named dependency. A closed set, never an exception. */
+export const SKIP_REASONS = [
+  'unnamed-url',
+  'unnamed-vcs',
+  'local-path',
+  'unsupported-syntax',
+  'unresolved-property',
+  'invalid-name',
+  'marker-excluded',
+  'include-cycle',
+  'include-missing',
+] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export interface SkippedEntry {
   raw: string;
