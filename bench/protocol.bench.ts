@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ReplayAgent } from '../src/agents/replay.js';
 import type { EcosystemId } from '../src/core/types.js';
-import { ECOSYSTEMS } from '../src/ecosystems/index.js';
+import { ecosystems } from '../src/ecosystems/index.js';
 import { planRuns, runMatrix } from '../src/protocol/matrix.js';
 import { ResultsStore } from '../src/store/store.js';
 import { renderPrompt } from '../src/tasks/prompt.js';
@@ -54,7 +54,7 @@ function project(language: EcosystemId, id: string): Record<string, string> {
 }
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'envproof-bench-protocol-'));
-const languages = ECOSYSTEMS.map((e) => e.id);
+const languages = ecosystems().map((e) => e.id);
 const tasks: Task[] = Array.from({ length: TASKS }, (_, i) => {
   const id = `p_${String(i + 1).padStart(2, '0')}`;
   return { id, title: `Bench ${id}`, domain: 'Benchmark', complexity: 'Medium', description: 'A recorded project.', functionalRequirements: ['Print a line'] };

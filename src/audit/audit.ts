@@ -1,7 +1,7 @@
-import path from 'node:path';
 import type { DeclaredResult, Dependency, EcosystemId } from '../core/types.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError, UsageError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
+import { auditContext } from '../ecosystems/context.js';
 import { readmeRunCommand } from './readme-run.js';
 import { createSandbox, type BackendChoice, type EnvironmentChoice } from '../sandbox/index.js';
 import type { ExecIsolation, ExecResult, Sandbox, SandboxBackend } from '../sandbox/types.js';
@@ -226,15 +226,7 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
     const sandboxInfo = describeSandbox(sandbox, opts.sandbox);
     partial.sandbox = sandboxInfo;
     opts.onSandbox?.(sandbox.backend);
-    const insideWork = sandbox.workDir;
-    const ctx: AuditContext = {
-      sandbox,
-      projectDir: path.posix.join(insideWork, 'project'),
-      envDir: path.posix.join(insideWork, 'env'),
-      timeoutMs: opts.timeoutSec * 1000,
-      tracer: opts.tracer,
-      progress: opts.progress,
-    };
+    const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, tracer: opts.tracer, progress: opts.progress });
     clock.lap('prepare');
     if (module.declaredInEnvironment) {
       declared = await module.declaredInEnvironment(projectDir, ctx);
@@ -396,7 +388,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       ...(staticImports ? { staticImports: { method: staticImports.method, imports: staticImports.imports, notes: staticImports.notes } } : {}),
       findings,
       evidence,
-      install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },
+      install: { commands: install.commands, details: module.reportedDetails ? module.reportedDetails(install.details) : install.details },
       notes,
       phasesMs: phases,
       ...(opts.keep ? { workDir: sandbox.hostWorkDir } : {}),

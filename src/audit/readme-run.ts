@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ECOSYSTEMS } from '../ecosystems/index.js';
+import { ecosystems } from '../ecosystems/index.js';
 
 const RUN_HEADING = /^#{1,6}\s.*\b(run|running|usage|quick ?start|getting started|example)\b/i;
 /** Setup steps of any project; each ecosystem adds its own (installing, building). */
 const SETUP_COMMAND = /^(sudo\b|apt(-get)?\b|cd\b|git\b|mkdir\b|export\b|source\b|\.\s|chmod\b|#)/;
 
 function isSetupCommand(command: string): boolean {
-  return SETUP_COMMAND.test(command) || ECOSYSTEMS.some((e) => e.readmeSetupCommand?.test(command));
+  return SETUP_COMMAND.test(command) || ecosystems().some((e) => e.readmeSetupCommand?.test(command));
 }
 
 /**

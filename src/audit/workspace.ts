@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
-import { SKIPPED_DIRS } from '../ecosystems/index.js';
+import { skippedDirs } from '../ecosystems/index.js';
 
 
 export interface WorkDir {
@@ -26,16 +26,17 @@ export async function checkProjectDir(dir: string): Promise<string> {
 /**
  * Copies the project into a fresh work directory, so nothing the audit installs or the program writes lands
  * in the user's tree. Symlinks are copied as links, never followed out of the project. Environments and build
- * output (the registry's SKIPPED_DIRS) are left behind: a previous install would contaminate D2.
+ * output (the registry's skippedDirs) are left behind: a previous install would contaminate D2.
  */
 export async function createWorkDir(projectDir: string, parent = os.tmpdir()): Promise<WorkDir> {
   const root = await mkdtemp(path.join(parent, 'envproof-'));
   const project = path.join(root, 'project');
   const env = path.join(root, 'env');
+  const skipped = skippedDirs();
   await cp(projectDir, project, {
     recursive: true,
     verbatimSymlinks: true,
-    filter: (src) => src === projectDir || !SKIPPED_DIRS.has(path.basename(src)),
+    filter: (src) => src === projectDir || !skipped.has(path.basename(src)),
   });
   await mkdir(env, { recursive: true });
   return { root, project, env };

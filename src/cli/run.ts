@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { agentFromSpec } from '../agents/spec.js';
 import { UsageError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
-import { ECOSYSTEM_IDS, isEcosystemId } from '../ecosystems/index.js';
+import { ecosystemIds, isEcosystemId } from '../ecosystems/index.js';
 import { planRuns, runMatrix, type ProgressEvent } from '../protocol/matrix.js';
 import { hostWarning } from '../sandbox/host.js';
 import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
@@ -26,9 +26,9 @@ function positiveInt(name: string, min: number) {
 }
 
 function parseLanguages(value: string): EcosystemId[] {
-  const langs = value === 'all' ? [...ECOSYSTEM_IDS] : value.split(',').map((s) => s.trim());
+  const langs = value === 'all' ? [...ecosystemIds()] : value.split(',').map((s) => s.trim());
   for (const l of langs) {
-    if (!isEcosystemId(l)) throw new UsageError(`unknown language "${l}"`, `use ${ECOSYSTEM_IDS.join(', ')} or all`);
+    if (!isEcosystemId(l)) throw new UsageError(`unknown language "${l}"`, `use ${ecosystemIds().join(', ')} or all`);
   }
   return langs;
 }
@@ -48,7 +48,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--collection <file>', 'backend suite: a Postman v2.1 collection run with Newman beside envproof\'s suite')
     .option('--startup-timeout <seconds>', 'backend suite: how long the health check is polled', positiveInt('--startup-timeout', 1), 30)
     .option('--tasks <ids>', 'task ids: all, p_01,p_02 or p_01-p_05', 'all')
-    .option('--languages <list>', `comma-separated languages or all (${ECOSYSTEM_IDS.join(', ')})`, 'all')
+    .option('--languages <list>', `comma-separated languages or all (${ecosystemIds().join(', ')})`, 'all')
     .option('--trials <n>', 'trials per agent, task and language', positiveInt('--trials', 1), 1)
     .option('--repairs <k>', 'repair rounds after the first attempt', positiveInt('--repairs', 0), 10)
     .option('--jobs <n>', 'runs in parallel', positiveInt('--jobs', 1), 1)

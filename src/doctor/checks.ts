@@ -1,6 +1,6 @@
 import { runProcess } from '../core/process.js';
 import type { DoctorCheck } from '../ecosystems/facts.js';
-import { ECOSYSTEMS } from '../ecosystems/index.js';
+import { ecosystems } from '../ecosystems/index.js';
 
 export interface Check {
   name: string;
@@ -47,6 +47,6 @@ async function seccompCheck(): Promise<Check> {
 }
 
 export async function runDoctor(): Promise<Check[]> {
-  const [strace, ...tools] = await Promise.all([STRACE, ...ECOSYSTEMS.flatMap((e) => e.doctor)].map(toolCheck));
+  const [strace, ...tools] = await Promise.all([STRACE, ...ecosystems().flatMap((e) => e.doctor)].map(toolCheck));
   return [strace!, await ptraceCheck(), await seccompCheck(), ...tools];
 }

@@ -14,6 +14,7 @@ import { ecosystemById } from '../ecosystems/index.js';
 import type { EditOutcome, FileChange, ManifestEditor } from '../ecosystems/outputs.js';
 import type { EcosystemModule } from '../ecosystems/types.js';
 import { createSandbox } from '../sandbox/index.js';
+import { auditContext } from '../ecosystems/context.js';
 import { planFix, type FixFlags, type FixPlan } from './plan.js';
 
 export interface FixOptions extends FixFlags {
@@ -53,13 +54,7 @@ async function refreshInSandbox(module: EcosystemModule, editor: ManifestEditor,
       throw err instanceof EnvproofError ? new InfrastructureError(err.message, err.hint, err.details) : err;
     });
     try {
-      const ctx = {
-        sandbox,
-        projectDir: path.posix.join(sandbox.workDir, 'project'),
-        envDir: path.posix.join(sandbox.workDir, 'env'),
-        timeoutMs: opts.timeoutSec * 1000,
-        progress: opts.progress,
-      };
+      const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, progress: opts.progress });
       const files = await editor.refresh(ctx);
       for (const f of files) await copyFile(path.join(work.project, f), path.join(projectDir, f));
       return files;

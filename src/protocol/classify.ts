@@ -1,5 +1,5 @@
 import type { FailurePattern } from '../ecosystems/facts.js';
-import { FAILURE_PATTERNS } from '../ecosystems/index.js';
+import { failurePatterns } from '../ecosystems/index.js';
 
 /**
  * Error classes of a failed attempt, as fed back to the agent and stored. `infrastructure` marks failures
@@ -37,7 +37,7 @@ type PatternClass = FailurePattern['class'];
 /** Whether `output` shows a message of class `cls`: the loader's, or one of an ecosystem's tools (the registry's). */
 function shows(output: string, cls: PatternClass): boolean {
   if (cls === 'missing-system-library' && SHARED_LIBRARY_NOT_LOADED.test(output)) return true;
-  return FAILURE_PATTERNS.some((p) => p.class === cls && p.pattern.test(output));
+  return failurePatterns().some((p) => p.class === cls && p.pattern.test(output));
 }
 
 /** Class of a program that installed and built but did not exit 0 in time. */

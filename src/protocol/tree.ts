@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SKIPPED_DIRS } from '../ecosystems/index.js';
+import { skippedDirs } from '../ecosystems/index.js';
 
 /** One entry of a project tree: a file (with its blob hash) or a symlink (with its target). */
 export interface TreeEntry {
@@ -25,13 +25,14 @@ const sha256 = (data: Buffer | string) => createHash('sha256').update(data).dige
 export async function snapshotTree(root: string): Promise<TreeSnapshot> {
   const entries: TreeEntry[] = [];
   const blobs = new Map<string, Buffer>();
+  const skipped = skippedDirs();
   const walk = async (dir: string): Promise<void> => {
     for (const d of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, d.name);
       const rel = path.relative(root, full).split(path.sep).join('/');
       if (d.isDirectory()) {
         // Directories an install or build creates are not part of what the agent wrote.
-        if (!SKIPPED_DIRS.has(d.name)) await walk(full);
+        if (!skipped.has(d.name)) await walk(full);
       } else if (d.isSymbolicLink()) {
         const target = Buffer.from(await readlink(full));
         const blob = sha256(target);

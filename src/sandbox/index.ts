@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { EcosystemId } from '../core/types.js';
 import { EnvproofError, UsageError } from '../core/errors.js';
-import { ECOSYSTEMS } from '../ecosystems/index.js';
+import { ecosystems } from '../ecosystems/index.js';
 import { BwrapSandbox } from './bwrap.js';
 import { CacheLayers } from './cache-layers.js';
 import { ContainerSandbox } from './container.js';
@@ -123,7 +123,7 @@ export async function prepareEnvironment(
 /** Opens the cache layers for a sandbox made by `make`, and removes them again if it cannot be made. */
 async function withCacheLayers<T>(make: (caches: CacheLayers) => T | Promise<T>): Promise<T> {
   // Every package manager's shared cache, with the check that decides what of a run's downloads it takes.
-  const caches = await CacheLayers.open(ECOSYSTEMS.flatMap((e) => e.caches.publishers), sandboxUid());
+  const caches = await CacheLayers.open(ecosystems().flatMap((e) => e.caches.publishers), sandboxUid());
   try {
     return await make(caches);
   } catch (err) {

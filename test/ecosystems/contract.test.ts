@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SKIP_REASONS, type Dependency } from '../../src/core/types.js';
 import type { DependencyColumn, FailurePattern } from '../../src/ecosystems/facts.js';
-import { ECOSYSTEMS, SKIPPED_DIRS } from '../../src/ecosystems/index.js';
+import { ecosystems, skippedDirs } from '../../src/ecosystems/index.js';
 import { runCommandFromReadme } from '../../src/audit/readme-run.js';
 import { classifyRunFailure, classifyStepFailure } from '../../src/protocol/classify.js';
 
@@ -30,16 +30,16 @@ const isDependency = (d: Dependency) => typeof d.name === 'string' && d.name !==
 
 describe('the ecosystem registry', () => {
   it('registers each id, manifest file and cache directory once', () => {
-    const ids = ECOSYSTEMS.map((e) => e.id);
+    const ids = ecosystems().map((e) => e.id);
     assert.equal(new Set(ids).size, ids.length);
-    const manifests = ECOSYSTEMS.flatMap((e) => e.manifestFiles);
+    const manifests = ecosystems().flatMap((e) => e.manifestFiles);
     assert.equal(new Set(manifests).size, manifests.length, 'a manifest file names one ecosystem');
-    const dirs = ECOSYSTEMS.flatMap((e) => e.caches.dirs);
+    const dirs = ecosystems().flatMap((e) => e.caches.dirs);
     assert.equal(new Set(dirs).size, dirs.length, 'a cache directory belongs to one ecosystem');
   });
 });
 
-for (const module of ECOSYSTEMS) {
+for (const module of ecosystems()) {
   describe(`the ${module.id} ecosystem module`, () => {
     const dir = path.join(FIXTURES, module.id);
     const contractFile = path.join(dir, 'contract.json');
@@ -64,7 +64,7 @@ for (const module of ECOSYSTEMS) {
         assert.equal(new RegExp(c.version).exec('')?.[1], undefined, `${c.name}: the version pattern needs the tool's output`);
       }
       for (const d of module.skipDirs) assert.match(d, /^[^/]+$/, 'a folder name, not a path');
-      for (const d of module.skipDirs) assert.ok(SKIPPED_DIRS.has(d));
+      for (const d of module.skipDirs) assert.ok(skippedDirs().has(d));
       for (const p of module.failurePatterns) assert.ok(PATTERN_CLASSES.includes(p.class), `${p.pattern}: class ${p.class}`);
       if (module.readmeSetupCommand) assert.ok(module.readmeSetupCommand.source.startsWith('^'), 'anchored at the line start');
     });

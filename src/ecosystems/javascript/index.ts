@@ -1,4 +1,5 @@
 import type { EcosystemModule } from '../types.js';
+import type { NpmInstallDetails } from './npm-tree.js';
 import { attribute } from './attribute.js';
 import { install } from './install.js';
 import { extractDeclared } from './manifest.js';
@@ -9,7 +10,7 @@ import { npmManifestEditor } from './manifest-edit.js';
 import { npmStaticImports } from './static-imports.js';
 
 /** npm projects: D1 from package.json, D2 from `npm ls`, D3 from files opened under node_modules. */
-export const javascriptEcosystem: EcosystemModule = {
+export const javascriptEcosystem: EcosystemModule<NpmInstallDetails> = {
   ...javascriptFacts,
   extractDeclared,
   install,
