@@ -40,6 +40,8 @@ export interface AuditOptions {
   tracedView?: Partial<Record<EcosystemId, string>>;
   /** Which tracer traces the run (default auto: the fast one where it can run, else strace). */
   tracer?: TracerChoice;
+  /** D1 as the caller already parsed it from this project's manifest (the protocol does): not parsed again. */
+  declared?: DeclaredResult;
   /** After the traced run, this many untraced and traced runs, alternating, to measure what tracing costs. */
   overhead?: number;
   /**
@@ -186,8 +188,8 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
   partial.notes = notes;
   if (alsoPresent.length) notes.push(`manifests of ${alsoPresent.join(', ')} are present too; audited as ${module.id} (use --ecosystem to choose)`);
   opts.progress(`${module.projectKind} project: reading the manifest (D1)`);
-  // Read once before any environment exists, so a broken manifest fails at once.
-  let declared = await module.extractDeclared(projectDir);
+  // Read before any environment exists, so a broken manifest fails at once.
+  let declared = opts.declared ?? (await module.extractDeclared(projectDir));
   const recordDeclared = () => {
     const own = new Set(declared.own ?? []);
     Object.assign(partial, {
@@ -236,7 +238,7 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
     notes.push(...declared.notes);
 
     opts.progress('installing into a fresh environment (D2)');
-    const install: InstallResult = await module.install(ctx);
+    const install: InstallResult = await module.install(ctx, declared);
     const own = new Set([...(declared.own ?? []), ...(install.own ?? [])]);
     partial.layers = { declared: layer(withoutOwn(declared.declared, own)), installed: layer(withoutOwn(install.installed, own)) };
     partial.ownPackages = [...own].sort();

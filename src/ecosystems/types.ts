@@ -98,8 +98,11 @@ export interface EcosystemModule<Details = unknown> extends EcosystemFacts {
    * markers are evaluated for the environment's own interpreter). Optional.
    */
   declaredInEnvironment?(projectDir: string, ctx: AuditContext): Promise<DeclaredResult>;
-  /** D2: install into a fresh private environment. Throws InstallError on failure. */
-  install(ctx: AuditContext): Promise<InstallResult<Details>>;
+  /**
+   * D2: install into a fresh private environment. The audit gives D1 as it read it, so that no ecosystem parses the
+   * manifest again (a direct caller may leave it out). Throws InstallError on failure.
+   */
+  install(ctx: AuditContext, declared?: DeclaredResult): Promise<InstallResult<Details>>;
   /** Build step, for ecosystems that compile. */
   build?(ctx: AuditContext, install: InstallResult<Details>): Promise<void>;
   /** The command to trace when the user gives none. Throws EnvproofError when none can be found. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { NoEntryPointError, StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
-import type { Dependency } from '../../core/types.js';
+import type { DeclaredResult, Dependency } from '../../core/types.js';
 import { traceRun } from '../../trace/index.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice, TracedDependency } from '../types.js';
 import { extractPythonDeclared } from './declared.js';
@@ -41,10 +41,11 @@ async function interpreterFacts(ctx: AuditContext): Promise<{ sitePackages: stri
 }
 
 /** What to hand pip: the requirements file when there is one, else the project itself (pyproject.toml). */
-async function installArgs(ctx: AuditContext, hostProjectDir: string): Promise<string[]> {
-  if (!(await isFile(path.join(hostProjectDir, 'requirements.txt')))) return ['.'];
+async function installArgs(ctx: AuditContext, given: DeclaredResult | undefined): Promise<string[]> {
+  if (!(await isFile(path.join(ctx.host.projectDir, 'requirements.txt')))) return ['.'];
   // pip recurses through `-r` includes without end (RecursionError): say what is wrong instead.
-  const cycle = (await extractPythonDeclared(hostProjectDir)).skipped.find((s) => s.reason === 'include-cycle');
+  const declared = given ?? (await extractPythonDeclared(ctx.host.projectDir));
+  const cycle = declared.skipped.find((s) => s.reason === 'include-cycle');
   if (cycle) {
     throw new StepFailedError('install', 'other', `the requirements files include each other in a cycle (${cycle.detail ?? cycle.raw}); pip cannot install them`, '', 'remove one of the -r lines that close the cycle');
   }
@@ -77,13 +78,13 @@ export const pythonEcosystem: EcosystemModule<PythonInstallDetails> = {
     return declared;
   },
 
-  async install(ctx): Promise<InstallResult<PythonInstallDetails>> {
+  async install(ctx, declared): Promise<InstallResult<PythonInstallDetails>> {
     const started = performance.now();
     await createVenv(ctx);
     const facts = await interpreterFacts(ctx);
     const toHost = (p: string) => ctx.sandbox.toHost(p);
     const before = await installedDistributions(facts.sitePackages, toHost);
-    const args = await installArgs(ctx, ctx.host.projectDir);
+    const args = await installArgs(ctx, declared);
     ctx.progress(`pip install ${args.join(' ')}`);
     await pipInstall(ctx, ['--report', pipReportPath(ctx), ...args]);
     const after = await installedDistributions(facts.sitePackages, toHost);
