@@ -1,5 +1,5 @@
 /**
- * `computeAggregate`: every metric of the paper (RULES.md §4) and of DESIGN.md "Gaps and metrics", per
+ * `computeAggregate`: every metric of the paper (docs/paper-data.md §4), per
  * (agent, language) stratum and per language pooled over agents, from run records of any source.
  */
 import { ALL_AGENTS, type AggregateReport, type RunRecord, type RunSource, type SetAsideRow, type TaskInfo } from './aggregate-types.js';

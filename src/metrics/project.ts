@@ -9,7 +9,7 @@ function ratio(num: number, den: number): number {
   return den === 0 ? 0 : num / den;
 }
 
-/** Gap sets between the three layers (DESIGN.md "Gaps and metrics"). */
+/** Gap sets between the three layers (docs/paper-data.md §4). */
 export function gapSets(d1: ReadonlySet<string>, d2: ReadonlySet<string>, d3: ReadonlySet<string>): GapSets {
   return {
     phantom: minus(d1, d3),

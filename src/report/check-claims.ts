@@ -1,5 +1,5 @@
 /**
- * The paper's checked claims (RULES.md §5), recomputed from an AggregateReport: each with its name as it appears
+ * The paper's checked claims (docs/paper-data.md §5), recomputed from an AggregateReport: each with its name as it appears
  * in `results/verification.csv`, the decimals it is printed with and the tolerance it is compared with.
  */
 import type { EcosystemId } from '../core/types.js';

@@ -1,4 +1,4 @@
-/** `report --check`: compare a verification.csv's published values with the recomputed ones (RULES.md §5). */
+/** `report --check`: compare a verification.csv's published values with the recomputed ones (docs/paper-data.md §5). */
 import { readFileSync } from 'node:fs';
 import { EnvproofError, errorMessage } from '../core/errors.js';
 import type { AggregateReport } from '../metrics/aggregate.js';

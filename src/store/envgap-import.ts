@@ -1,5 +1,5 @@
 /**
- * Reads a copy of the EnvGap repository layout (RULES.md §1): the per-run tables under `results/raw/` and/or
+ * Reads a copy of the EnvGap repository layout (docs/paper-data.md §1): the per-run tables under `results/raw/` and/or
  * `data/results/` (different versions of the repository keep them in one or the other; a copy may hold part
  * of them in each) and `data/prompts/prompt_overview.csv` for the task domains. Pure reading: no store access.
  */

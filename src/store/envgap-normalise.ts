@@ -1,5 +1,5 @@
 /**
- * The paper-compatible reading of EnvGap's per-run cells (RULES.md §2–§3): truth values, counts, and dependency
+ * The paper-compatible reading of EnvGap's per-run cells (docs/paper-data.md §2–§3): truth values, counts, and dependency
  * cells turned into normalised name sets (each ecosystem's normaliseName). Deliberately faithful, quirks included
  * (no space splitting, Java `group:artifact` keeps the group), so that the published numbers reproduce.
  */
