@@ -7,7 +7,7 @@ import { doctorChecks } from '../sandbox/doctor.js';
 import { printChecks } from './doctor.js';
 import { prepareEnvironment } from '../sandbox/index.js';
 import { ensureEnvironment, environmentDirs, environmentName, inspectEnvironment, readMarker, rootfsDir, rootfsRoot, treeSize } from '../sandbox/rootfs.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 
 function languagesOf(arg: string): EcosystemId[] {

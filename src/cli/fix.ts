@@ -4,7 +4,7 @@ import { FINDING_KINDS, type AuditReport } from '../audit/report.js';
 import type { FixResult } from '../fix/fix.js';
 import type { ManifestEdit } from '../ecosystems/outputs.js';
 import { addSharedOptions, CONFIG_HELP, DEFAULT_FAIL_ON, resolveSettings, type SharedOptions } from './audit-settings.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 interface FixCliOptions extends SharedOptions {

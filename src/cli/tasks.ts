@@ -3,7 +3,7 @@ import type { EcosystemId } from '../core/types.js';
 import { ecosystemIds } from '../ecosystems/index.js';
 import { findTask, resolveSuite } from '../tasks/resolve.js';
 import { PROMPT_VARIANTS, type PromptVariant, type Task } from '../tasks/types.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN } from './exit-codes.js';
 
 const SUITE_HELP = 'bundled (default), backend (needs --spec), envgap-prompts:<dir>, or a YAML/JSON suite file';

@@ -2,23 +2,10 @@ import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { skippedDirs } from '../ecosystems/index.js';
+import type { TreeEntry, TreeSnapshot } from '../store/types.js';
 
-/** One entry of a project tree: a file (with its blob hash) or a symlink (with its target). */
-export interface TreeEntry {
-  path: string;
-  kind: 'file' | 'symlink';
-  executable: boolean;
-  /** sha256 of the content (files) or of the link target (symlinks). */
-  blob: string;
-}
+export type { TreeEntry, TreeSnapshot };
 
-export interface TreeSnapshot {
-  /** sha256 over the sorted entries: equal trees have equal hashes. */
-  hash: string;
-  entries: TreeEntry[];
-  /** Content by blob hash. */
-  blobs: Map<string, Buffer>;
-}
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { EnvproofError, errorMessage } from '../core/errors.js';
 import type { AggregateReport } from '../metrics/aggregate.js';
-import { CsvSyntaxError, parseCsv } from '../store/csv.js';
+import { CsvSyntaxError, parseCsv } from '../paper-data/csv.js';
 import { formatClaim, recomputeClaims, type ClaimKind } from './check-claims.js';
 
 export interface CheckResult {

@@ -9,9 +9,8 @@ import { EnvproofError, errorMessage } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { isEcosystemId } from '../ecosystems/index.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
-import type { TreeEntry, TreeSnapshot } from '../protocol/tree.js';
 import { MIGRATE_V1_TO_V2, MIGRATE_V2_TO_V3, MIGRATE_V3_TO_V4, MIGRATE_V4_TO_V5, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
-import type { AttemptRecord, BackendEvaluationRecord, RunKey, RunStatus, StoredRun, StoredTask } from './types.js';
+import type { AttemptRecord, BackendEvaluationRecord, RunKey, RunStatus, StoredRun, StoredTask, TreeEntry, TreeSnapshot } from './types.js';
 
 export const DEFAULT_STORE = 'envproof.db';
 

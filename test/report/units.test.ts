@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatNumber, formatSignificant, pyFloatRepr, pyRound } from '../../src/report/csv-number.js';
 import { averageRanks, median, regularizedIncompleteBeta, spearman, studentTwoSidedP } from '../../src/metrics/stats.js';
-import { parseCsv } from '../../src/store/csv.js';
-import { dependencySet, isTrue, parseCount } from '../../src/store/envgap-normalise.js';
+import { parseCsv } from '../../src/paper-data/csv.js';
+import { dependencySet, isTrue, parseCount } from '../../src/paper-data/envgap-normalise.js';
 
 describe('docs/paper-data.md §2–§3 cell normalisation', () => {
   it('truth values and counts', () => {

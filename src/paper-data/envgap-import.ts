@@ -10,7 +10,7 @@ import type { EcosystemId } from '../core/types.js';
 import type { TaskInfo } from '../metrics/aggregate-types.js';
 import { CsvSyntaxError, parseCsv, type CsvRecord } from './csv.js';
 import { dependencySet, isTrue, parseCount } from './envgap-normalise.js';
-import type { StoredRun } from './types.js';
+import type { StoredRun } from '../store/types.js';
 
 export const RUN_FOLDERS = ['results/raw', 'data/results'] as const;
 export const PROMPT_OVERVIEW = 'data/prompts/prompt_overview.csv';

@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
-import { readPromptOverview } from '../store/envgap-import.js';
+import { readPromptOverview } from '../paper-data/envgap-import.js';
 import { ecosystem } from '../ecosystems/index.js';
-import type { PromptVariant, Task, TaskSuite } from './types.js';
+import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
 
 /** The paragraph that asks for a complete project starts with this line in every prompt file of the paper. */
 const COMPLETENESS_START = /^Create a complete /m;
