@@ -103,7 +103,7 @@ test('envproof report: the backend section in CSV and HTML, from the store', () 
 
 test('a version 2 store is migrated to version 4: the backend_evaluations table is added, the runs kept', async () => {
   const { default: Database } = await import('better-sqlite3');
-  const { MIGRATE_V1_TO_V2, SCHEMA_V1 } = await import('../../src/store/schema.js');
+  const { MIGRATE_V1_TO_V2, SCHEMA_V1, SCHEMA_VERSION } = await import('../../src/store/schema.js');
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'envproof-v2-')), 'store.db');
   const db = new Database(file);
   db.exec(SCHEMA_V1);
@@ -116,7 +116,7 @@ test('a version 2 store is migrated to version 4: the backend_evaluations table 
   assert.deepEqual(store.backendEvaluations(), []);
   store.close();
   const after = new Database(file, { readonly: true });
-  assert.equal(after.pragma('user_version', { simple: true }), 4);
+  assert.equal(after.pragma('user_version', { simple: true }), SCHEMA_VERSION);
   assert.ok(after.prepare("SELECT name FROM sqlite_master WHERE name = 'backend_evaluations'").get());
   after.close();
 });
