@@ -48,6 +48,11 @@ function project(language: EcosystemId, id: string): Record<string, string> {
 `,
         'src/main/java/bench/Main.java': `package bench;\npublic class Main { public static void main(String[] a) { System.out.println(new com.google.gson.Gson().toJson("${id}")); } }\n`,
       };
+    case 'go':
+      return {
+        'go.mod': `module example.com/bench${id.replace('_', '')}\n\ngo 1.22\n\nrequire github.com/google/uuid v1.6.0\n`,
+        'main.go': `package main\n\nimport (\n\t"fmt"\n\n\t"github.com/google/uuid"\n)\n\nfunc main() { fmt.Println("${id}", uuid.NewSHA1(uuid.NameSpaceURL, []byte("${id}"))) }\n`,
+      };
     default:
       throw new Error(`no bench project for ${language}`);
   }

@@ -44,6 +44,9 @@ if [ -e /sys/kernel/btf/vmlinux ]; then
   want bpftool bpftool
   want_deb libbpf-dev
 fi
+# envproof repro's clock variation (test/repro): libfaketime on the host (--sandbox host); the sandboxes add the
+# same Debian package to their environments themselves (a derived environment, built on first use).
+want_deb faketime
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"
@@ -62,4 +65,14 @@ fi
 echo "setup: installing npm dependencies"
 npm ci --no-audit --no-fund --loglevel=error
 npm run --silent build
+
+# Go tests (test/go): a go command new enough for the fixtures' go lines (1.22). Where there is none, the toolchain
+# of envproof's Go environment is installed the way the environment gets it: from the module proxy, checksum
+# verified, into /usr/local/go with go and gofmt linked into /usr/local/bin (src/ecosystems/go/toolchain.ts).
+if ! command -v go >/dev/null 2>&1 || ! go env GOVERSION | grep -Eq '^go1\.(2[2-9]|[3-9][0-9])'; then
+  echo "setup: installing the Go toolchain from the module proxy into /usr/local/go"
+  if [ "$(id -u)" -ne 0 ]; then echo "setup: installing Go needs root" >&2; exit 1; fi
+  rm -rf /usr/local/go /usr/local/bin/go /usr/local/bin/gofmt
+  node --import tsx -e "import('./src/ecosystems/go/toolchain.ts').then((t) => t.installGoToolchain('/', console.log))"
+fi
 echo "setup: done"

@@ -15,7 +15,7 @@ import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
 import { buildComponents, pathShower } from './components.js';
 import { buildFindings, type IgnoreLists } from './findings.js';
-import { sourceLocation, type ManifestLocation } from '../ecosystems/outputs.js';
+import { locationsFromSources, type ManifestLocation } from '../ecosystems/outputs.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { shellCommandLine } from '../core/shell.js';
 
@@ -135,13 +135,7 @@ async function optional<T>(work: Promise<T> | undefined, what: string, notes: st
 
 /** Where each declaration is written: the ecosystem's editor knows; else the `file:line` of its source. */
 async function declarationLocations(module: EcosystemModule, projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
-  if (module.manifestEditor) return module.manifestEditor.locate(projectDir, declared);
-  const out: Record<string, ManifestLocation> = {};
-  for (const d of declared.declared) {
-    const at = sourceLocation(d.source);
-    if (at && !out[d.name]) out[d.name] = at;
-  }
-  return out;
+  return module.manifestEditor ? module.manifestEditor.locate(projectDir, declared) : locationsFromSources(declared);
 }
 
 /** Adds each phase's wall time as the audit moves from one to the next. */
@@ -339,7 +333,9 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     const measured = measure(layers, module.id);
 
     opts.progress('reading package facts and static imports');
-    const facts = attribution ? await optional(module.componentFacts?.(p.ctx, install, attribution), 'package facts for the SBOM', notes) : undefined;
+    // The project's own distribution is no component of its SBOM (nor a note about its missing hash).
+    const ownless = { ...install, installed: withoutOwn(install.installed, own) };
+    const facts = attribution ? await optional(module.componentFacts?.(p.ctx, ownless, attribution), 'package facts for the SBOM', notes) : undefined;
     const staticImports = attribution ? await optional(module.staticImports?.(p.ctx, install, attribution), 'static imports', notes) : undefined;
     const tracedLayer = (layers.traced ?? []) as AttributionResult['traced'];
     const components = buildComponents({

@@ -1,18 +1,18 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { runAudit } from '../audit/audit.js';
 import { failingKinds } from '../audit/findings.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit } from '../audit/report.js';
 import { TOOL_VERSION } from '../core/version.js';
-import { EnvproofError, errorMessage, StepFailedError, UsageError } from '../core/errors.js';
+import { EnvproofError, StepFailedError, UsageError } from '../core/errors.js';
 import { renderAuditMarkdown } from '../report/audit-markdown.js';
 import { renderAuditText } from '../report/audit-text.js';
 import { renderGithubAnnotations } from '../report/github-annotations.js';
 import { renderSarif } from '../report/sarif.js';
 import { renderCycloneDx } from '../report/sbom-cyclonedx.js';
 import { addSharedOptions, CONFIG_HELP, DEFAULT_FAIL_ON, FAIL_ON_KINDS, parseFailOn, resolveSettings, type SharedOptions } from './audit-settings.js';
-import type { SetExitCode } from './exit-codes.js';
-import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS } from './exit-codes.js';
+import { readSavedReport } from './saved-report.js';
+import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, type SetExitCode } from './exit-codes.js';
 
 const FORMATS = ['text', 'json', 'sarif', 'github', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -70,21 +70,6 @@ function failedAuditJson(err: EnvproofError, partial: PartialAudit | undefined):
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
-/** A report saved with --json, to render again without auditing. */
-async function savedReport(file: string): Promise<AuditReport> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    throw new EnvproofError(`cannot read the saved report ${file}: ${errorMessage(err)}`, 'give a file written by envproof audit --json');
-  }
-  const report = value as Partial<AuditReport>;
-  if (report?.schemaVersion !== AUDIT_SCHEMA_VERSION || !Array.isArray(report.components) || !Array.isArray(report.findings)) {
-    throw new EnvproofError(`${file} is not a complete envproof audit report (schema version ${AUDIT_SCHEMA_VERSION})`, 'write it again with envproof audit <dir> --json');
-  }
-  return report as AuditReport;
-}
-
 export function registerAudit(program: Command, setExitCode: SetExitCode): void {
   const command = program
     .command('audit')
@@ -115,7 +100,7 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
       let report: AuditReport;
       let failOn = parseFailOn(o.failOn);
       if (o.from) {
-        report = await savedReport(o.from);
+        report = await readSavedReport(o.from);
       } else {
         const settings = await resolveSettings(dir!, o, cmd);
         if (settings.failOn && cmd.getOptionValueSource('failOn') !== 'cli') failOn = settings.failOn;
@@ -130,7 +115,11 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
             warn: (m) => process.stderr.write(`envproof: ${m}\n`),
           });
         } catch (err) {
-          if (format === 'json' && err instanceof EnvproofError) process.stdout.write(failedAuditJson(err, partial));
+          if (format === 'json' && err instanceof EnvproofError) {
+            const text = failedAuditJson(err, partial);
+            if (o.out && !document) await writeFile(o.out, text);
+            else process.stdout.write(text);
+          }
           if (err instanceof StepFailedError) {
             throw new EnvproofError(`${err.step} failed (${err.failureClass}): ${err.message}`, err.hint, err.output);
           }

@@ -9,6 +9,7 @@ import { registerFix } from './fix.js';
 import { registerImport } from './import.js';
 import { registerJudge } from './judge.js';
 import { registerReport } from './report.js';
+import { registerRepro } from './repro.js';
 import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
 import { registerVerify } from './verify.js';
@@ -25,6 +26,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerImport(program, setExitCode);
   registerJudge(program, setExitCode);
   registerReport(program, setExitCode);
+  registerRepro(program, setExitCode);
   registerRun(program, setExitCode);
   registerTasks(program, setExitCode);
   registerVerify(program, setExitCode);

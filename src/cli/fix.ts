@@ -4,10 +4,12 @@ import { FINDING_KINDS, type AuditReport } from '../audit/report.js';
 import type { FixResult } from '../fix/fix.js';
 import type { ManifestEdit } from '../ecosystems/outputs.js';
 import { addSharedOptions, CONFIG_HELP, DEFAULT_FAIL_ON, resolveSettings, type SharedOptions } from './audit-settings.js';
-import type { SetExitCode } from './exit-codes.js';
-import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
+import { UsageError } from '../core/errors.js';
+import { readSavedReport } from './saved-report.js';
+import { EXIT_CLEAN, EXIT_FINDINGS, type SetExitCode } from './exit-codes.js';
 
 interface FixCliOptions extends SharedOptions {
+  from?: string;
   dryRun?: boolean;
   pin?: boolean;
   removePhantom?: boolean;
@@ -45,18 +47,28 @@ export function registerFix(program: Command, setExitCode: SetExitCode): void {
   const command = program
     .command('fix')
     .description('Rewrite the manifest from an audit: declare hidden dependencies, pin (--pin), remove unused phantoms (--remove-phantom); then audit again')
-    .argument('<dir>', 'the project directory');
+    .argument('[dir]', 'the project directory (default with --from: the one the report is of)');
   addSharedOptions(command)
+    .option('--from <report.json>', 'plan the edits from a report saved with envproof audit --json instead of auditing first')
     .option('--dry-run', 'print the unified diff and change nothing')
     .option('--pin', 'pin unpinned dependencies to the installed version')
     .option('--remove-phantom', 'remove phantom dependencies that nothing in the code imports')
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', `\nComments, order and formatting outside the changed lines are kept byte for byte.\nExit codes: 0 the re-audit has no findings (or a dry run), 1 findings remain, 2 error.${CONFIG_HELP}`)
-    .action(async (dir: string, o: FixCliOptions, cmd: Command) => {
+    .addHelpText('after', `\nComments, order and formatting outside the changed lines are kept byte for byte (docs/fix.md).\nExit codes: 0 no failing finding remains (or a dry run), 1 some remain, 2 error.${CONFIG_HELP}`)
+    .action(async (dirArg: string | undefined, o: FixCliOptions, cmd: Command) => {
+      const before = o.from ? await readSavedReport(o.from) : undefined;
+      const dir = dirArg ?? before?.project;
+      if (!dir) throw new UsageError('give the project directory to fix (or --from <report.json>)');
       const settings = await resolveSettings(dir, o, cmd);
       const { runFix } = await import('../fix/fix.js');
       const dryRun = Boolean(o.dryRun);
-      const result = await runFix({ audit: { ...settings.audit, keep: false, progress: settings.progress }, dryRun, pin: Boolean(o.pin), removePhantom: Boolean(o.removePhantom) });
+      const result = await runFix({
+        audit: { ...settings.audit, keep: false, progress: settings.progress },
+        dryRun,
+        pin: Boolean(o.pin),
+        removePhantom: Boolean(o.removePhantom),
+        ...(before ? { before } : {}),
+      });
       if (o.json) {
         const { outcome, plan, ...rest } = result;
         const json = { applied: outcome.applied, refused: outcome.refused, kept: plan.kept, files: outcome.changes.map((c) => c.file), ...rest };
@@ -66,7 +78,9 @@ export function registerFix(program: Command, setExitCode: SetExitCode): void {
         process.stderr.write(summary(result, dryRun));
       }
       const failOn = settings.failOn ?? DEFAULT_FAIL_ON;
-      const remaining = result.after && failingKinds(result.after.findings, result.after.runs.every((r) => r.success), failOn);
+      // When nothing changed, the audit before is the state after: its findings still count.
+      const final = dryRun ? undefined : (result.after ?? result.before);
+      const remaining = final && failingKinds(final.findings, final.runs.every((r) => r.success), failOn);
       setExitCode(remaining?.length ? EXIT_FINDINGS : EXIT_CLEAN);
     });
 }

@@ -74,6 +74,12 @@ function loadReports(storePath: string, choice: ReportSource | undefined): Aggre
   }
 }
 
+/** Into `dir` when there is one, else to standard output. */
+function emit(text: string, dir: string | undefined, fileName: string): void {
+  if (dir) writeFile(text, dir, fileName);
+  else process.stdout.write(text);
+}
+
 function writeFile(text: string, dir: string, fileName: string): void {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, fileName);
@@ -120,14 +126,13 @@ async function writeReports(reports: readonly AggregateReport[], format: Format,
     const dir = out === undefined ? undefined : several ? path.join(out, report.source) : out;
     switch (format) {
       case 'md':
-        if (dir) writeFile(renderMarkdown(report), dir, 'report.md');
-        else process.stdout.write(renderMarkdown(report));
+        emit(renderMarkdown(report), dir, 'report.md');
         break;
       case 'json':
-        writeFile(renderJson(report), dir!, 'report.json');
+        emit(renderJson(report), dir, 'report.json');
         break;
       case 'html':
-        writeFile(await renderHtml(report), dir!, 'report.html');
+        emit(await renderHtml(report), dir, 'report.html');
         break;
       case 'csv':
         for (const f of writeCsvTables(report, dir!)) process.stderr.write(`wrote ${f}\n`);
@@ -145,8 +150,15 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
     .option('--out <dir>', 'write files into this folder (required for csv; md/json/html print to stdout without it)')
     .option('--check <verification.csv>', 'compare with published values (the paper\'s results/verification.csv); with --format json print the comparison as JSON')
     .addOption(new Option('--source <source>', 'which runs: envgap-csv (imported), envproof (envproof run) or all (pooled, agents and tasks keyed by source); default: each source present, reported apart').choices([...SOURCE_CHOICES]))
+    .option('--repro', 'the reproducibility tables of `envproof repro --corpus` (md or json) instead of the paper\'s')
     .addHelpText('after', '\nExit codes: 0 report written (or every checked claim matches), 1 a checked claim differs, 2 error.')
-    .action(async (o: ReportOptions) => {
+    .action(async (o: ReportOptions & { repro?: boolean }) => {
+      if (o.repro) {
+        const { writeReproReport } = await import('../repro/corpus-report.js');
+        writeReproReport(o.store, o.format);
+        setExitCode(EXIT_CLEAN);
+        return;
+      }
       // Validate the arguments before the (possibly long) computation.
       const published = o.check === undefined ? undefined : readVerification(o.check);
       if (o.format === 'csv' && o.out === undefined && published === undefined) {

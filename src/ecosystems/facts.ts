@@ -16,6 +16,15 @@ export interface BaselineQuery {
   parse(stdout: string): Record<string, string>;
 }
 
+/**
+ * What a clean environment gets beyond Debian packages (Go: its toolchain), installed on the host into the root
+ * filesystem being built. `id` names it in the environment's recipe, so that another version means a rebuild.
+ */
+export interface RecipeProvision {
+  id: string;
+  install(rootDir: string, progress: (message: string) => void): Promise<void>;
+}
+
 /** One tool `envproof doctor` looks for on this machine. */
 export interface DoctorCheck {
   name: string;
@@ -45,8 +54,11 @@ export interface EcosystemFacts {
   manifestFiles: readonly string[];
   /** What task prompts say: the manifest to deliver, the runtime of the clean machine, the paper's prompt folder. */
   prompt: { manifest: string; runtime: string; envgapFolder?: string };
-  /** The clean environment: Debian packages on top of a minimal base, and the baseline queries of its managers. */
-  recipe: { debianPackages: readonly string[]; baseline: readonly BaselineQuery[] };
+  /**
+   * The clean environment: Debian packages on top of a minimal base, the baseline queries of its managers, and
+   * what is provisioned beyond the packages.
+   */
+  recipe: { debianPackages: readonly string[]; baseline: readonly BaselineQuery[]; provision?: RecipeProvision };
   /**
    * Package caches: sub-directories of the shared cache, the variables that point the tools at them (given the
    * cache's root as the program sees it), and the checks that decide what of a run's downloads the shared cache

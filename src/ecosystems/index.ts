@@ -9,6 +9,7 @@ import { UsageError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { cppEcosystem } from './cpp/index.js';
 import type { FailurePattern } from './facts.js';
+import { goEcosystem } from './go/index.js';
 import { javaEcosystem } from './java/index.js';
 import { javascriptEcosystem } from './javascript/index.js';
 import { pythonEcosystem } from './python/index.js';
@@ -21,7 +22,7 @@ let registered: readonly EcosystemModule[] | undefined;
  * of report tables and of `--languages all`. Each registers with one line.
  */
 export function ecosystems(): readonly EcosystemModule[] {
-  registered ??= [pythonEcosystem, javaEcosystem, javascriptEcosystem, cppEcosystem];
+  registered ??= [pythonEcosystem, javaEcosystem, javascriptEcosystem, cppEcosystem, goEcosystem];
   return registered;
 }
 

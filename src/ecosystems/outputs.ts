@@ -111,3 +111,13 @@ export function sourceLocation(source: string | undefined): ManifestLocation | u
   const m = source ? /^(.+):(\d+)$/.exec(source) : null;
   return m ? { file: m[1]!, line: Number(m[2]) } : undefined;
 }
+
+/** Where each declaration is written, from the `file:line` source D1 recorded (the first one per name). */
+export function locationsFromSources(declared: DeclaredResult): Record<string, ManifestLocation> {
+  const out: Record<string, ManifestLocation> = {};
+  for (const d of declared.declared) {
+    const at = sourceLocation(d.source);
+    if (at && !out[d.name]) out[d.name] = at;
+  }
+  return out;
+}

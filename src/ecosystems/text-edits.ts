@@ -72,25 +72,29 @@ export function appendLine(text: string, line: string): TextEdit {
   return { start: text.length, end: text.length, text: `${needsBreak ? eol : ''}${line}${eol}` };
 }
 
-/** A manifest editor's work in progress: each file read once, its edits collected, applied at the end. */
+/**
+ * A manifest editor's work in progress: each file read once, its edits collected, applied at the end. `settle()`
+ * applies the edits collected so far, so that later edits are found in the text as it will be (an addition after
+ * the last item of a list must not anchor on an item being removed).
+ */
 export class EditSession<Edit> {
-  private readonly files = new Map<string, { before: string; edits: TextEdit[] }>();
+  private readonly files = new Map<string, { before: string; current: string; edits: TextEdit[] }>();
   readonly applied: Edit[] = [];
   readonly refused: { edit: Edit; reason: string }[] = [];
 
   constructor(private readonly projectDir: string) {}
 
-  /** The text of a project file (relative path); files outside the project are never edited. */
+  /** The text of a project file (relative path), with the settled edits; files outside the project are never edited. */
   async text(file: string): Promise<string | undefined> {
     const known = this.files.get(file);
-    if (known) return known.before;
+    if (known) return known.current;
     if (path.isAbsolute(file) || file.split('/').includes('..')) return undefined;
     const before = await readFile(path.join(this.projectDir, file), 'utf8').catch(() => undefined);
-    if (before !== undefined) this.files.set(file, { before, edits: [] });
+    if (before !== undefined) this.files.set(file, { before, current: before, edits: [] });
     return before;
   }
 
-  /** Records `edits` to `file` (already read with text()) as the making of `done`. */
+  /** Records `edits` to `file` (already read with text(), offsets in that text) as the making of `done`. */
   change(file: string, edits: TextEdit | readonly TextEdit[], done: Edit): void {
     this.files.get(file)!.edits.push(...(Array.isArray(edits) ? edits : [edits as TextEdit]));
     this.applied.push(done);
@@ -100,10 +104,17 @@ export class EditSession<Edit> {
     this.refused.push({ edit, reason });
   }
 
+  /** Applies the edits recorded so far; text() then returns the edited texts. */
+  settle(): void {
+    for (const f of this.files.values()) {
+      f.current = applyTextEdits(f.current, f.edits);
+      f.edits = [];
+    }
+  }
+
   outcome(): { changes: { file: string; before: string; after: string }[]; applied: Edit[]; refused: { edit: Edit; reason: string }[] } {
-    const changes = [...this.files.entries()]
-      .filter(([, f]) => f.edits.length > 0)
-      .map(([file, f]) => ({ file, before: f.before, after: applyTextEdits(f.before, f.edits) }));
+    this.settle();
+    const changes = [...this.files.entries()].filter(([, f]) => f.current !== f.before).map(([file, f]) => ({ file, before: f.before, after: f.current }));
     return { changes, applied: this.applied, refused: this.refused };
   }
 }

@@ -20,6 +20,8 @@ import { planFix, type FixFlags, type FixPlan } from './plan.js';
 export interface FixOptions extends FixFlags {
   audit: AuditOptions;
   dryRun: boolean;
+  /** An audit of this project already made (`fix --from`): planned from, instead of auditing again first. */
+  before?: AuditReport;
 }
 
 export interface FixResult {
@@ -68,8 +70,11 @@ async function refreshInSandbox(module: EcosystemModule, editor: ManifestEditor,
 
 export async function runFix(opts: FixOptions): Promise<FixResult> {
   const projectDir = await checkProjectDir(opts.audit.dir);
-  opts.audit.progress('auditing before the fix');
-  const before = await runAudit({ ...opts.audit, keep: false });
+  if (opts.before && opts.before.project !== projectDir) {
+    throw new EnvproofError(`the saved report is of ${opts.before.project}, not of ${projectDir}`, 'fix the directory that was audited, or audit this one');
+  }
+  if (!opts.before) opts.audit.progress('auditing before the fix');
+  const before = opts.before ?? (await runAudit({ ...opts.audit, keep: false }));
   const module = ecosystemById(before.ecosystem)!;
   const editor = module.manifestEditor;
   if (!editor) throw new EnvproofError(`envproof fix cannot edit ${module.projectKind} manifests yet`);

@@ -45,7 +45,7 @@ export function planFix(report: AuditReport, declared: DeclaredResult, flags: Fi
       else if (dependency) plan.edits.push({ kind: 'pin', dependency, version: f.version });
     } else if (f.kind === 'phantom' && flags.removePhantom) {
       const dependency = declaredEntry(f.name);
-      if (f.phantom === 'not-traced') keep(f.name, f.kind, `the code imports it (${f.importedAt?.[0] ?? ''}); trace more entry points instead`);
+      if (f.phantom === 'not-traced') keep(f.name, f.kind, `the code imports it${f.importedAt?.length ? ` (${f.importedAt.slice(0, 3).join(', ')})` : ''}: ${f.advice}`);
       else if (dependency) plan.edits.push({ kind: 'remove', dependency });
     }
   }

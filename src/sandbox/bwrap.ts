@@ -32,7 +32,8 @@ export function bwrapArgv(plan: BwrapPlan): string[] {
     if (e.symlink !== undefined) out.push('--symlink', e.symlink, `/${e.name}`);
     else out.push('--ro-bind', path.join(plan.rootfs, e.name), `/${e.name}`);
   }
-  out.push('--dev', '/dev', '--proc', '/proc', '--perms', '1777', '--tmpfs', '/tmp');
+  // A private /dev/shm: POSIX semaphores and shared memory (Python's multiprocessing, libfaketime) need one.
+  out.push('--dev', '/dev', '--proc', '/proc', '--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/dev/shm');
   for (const f of plan.hostFiles) out.push('--ro-bind', f, f);
   // Installs may fill the caches; the traced run (no network) only reads them.
   out.push(...traversableParents(CACHE_INSIDE), plan.network ? '--bind' : '--ro-bind', plan.cacheDir, CACHE_INSIDE);

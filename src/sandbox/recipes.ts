@@ -1,5 +1,5 @@
 import type { EcosystemId } from '../core/types.js';
-import type { BaselineQuery } from '../ecosystems/facts.js';
+import type { BaselineQuery, RecipeProvision } from '../ecosystems/facts.js';
 import { ecosystem } from '../ecosystems/index.js';
 
 /**
@@ -14,6 +14,17 @@ const COMMON_PACKAGES = ['strace', 'ca-certificates'];
 /** The Debian packages installed on top of a minimal base for `language`, sorted. */
 export function debianPackages(language: EcosystemId): string[] {
   return [...ecosystem(language).recipe.debianPackages, ...COMMON_PACKAGES].sort();
+}
+
+/** What the environment gets beyond Debian packages (Go: its toolchain from the module proxy). */
+export function recipeProvision(language: EcosystemId): RecipeProvision | undefined {
+  return ecosystem(language).recipe.provision;
+}
+
+/** The recipe as the environment's marker records it: the Debian packages, then what is provisioned beyond them. */
+export function recipeOf(language: EcosystemId): string[] {
+  const extra = recipeProvision(language);
+  return [...debianPackages(language), ...(extra ? [extra.id] : [])];
 }
 
 /** How the environment's own package managers list what is already there, recorded as part of the baseline. */

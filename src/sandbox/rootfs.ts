@@ -8,7 +8,7 @@ import { runProcess, tail, type ProcessResult } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { withDirLock } from './lock.js';
 import { hostDebianMirror } from './mirror.js';
-import { baselineQueries, debianPackages, DEBIAN_SUITE, DPKG_QUERY_ARGV, parseDpkgQuery } from './recipes.js';
+import { baselineQueries, debianPackages, DEBIAN_SUITE, DPKG_QUERY_ARGV, parseDpkgQuery, recipeOf, recipeProvision } from './recipes.js';
 import type { SandboxBaseline, SystemPackage } from './types.js';
 
 /** Written last into a finished root filesystem; a directory without it is a broken build and is rebuilt. */
@@ -92,7 +92,7 @@ export async function inspectEnvironment(
   const sameRecipe =
     marker.format === MARKER_FORMAT &&
     marker.language === language &&
-    marker.requested.join(' ') === debianPackages(language).join(' ') &&
+    marker.requested.join(' ') === recipeOf(language).join(' ') &&
     (marker.systemPackages ?? []).join(' ') === systemPackages.join(' ');
   if (!sameRecipe) return { status: 'outdated', marker };
   if (systemPackages.length > 0) {
@@ -203,6 +203,8 @@ async function buildEnvironment(
   const toInstall = parent ? extra : packages;
   progress(`${name}: installing ${toInstall.join(', ')}`);
   await aptInstall(buildDir, toInstall, parent !== undefined);
+  const provision = recipeProvision(language);
+  if (provision && !parent) await provision.install(buildDir, (m) => progress(`${name}: ${m}`));
   // Mount points for the host's DNS configuration, bound read-only at run time.
   for (const f of ['etc/resolv.conf', 'etc/hosts']) await writeFile(path.join(buildDir, f), '', { flag: 'a' });
 
@@ -217,7 +219,7 @@ async function buildEnvironment(
     language,
     suite: DEBIAN_SUITE,
     mirror,
-    requested: packages,
+    requested: recipeOf(language),
     ...(parent ? { systemPackages: [...extra], parentBuiltAt: parent.marker.builtAt } : {}),
     builtAt: new Date().toISOString(),
     buildSeconds: Math.round((performance.now() - started) / 100) / 10,

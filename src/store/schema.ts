@@ -1,6 +1,6 @@
 /** The results store's SQLite schema (documented in docs/store.md). Bump SCHEMA_VERSION on any change and migrate. */
 
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export const SCHEMA_V1 = `
 CREATE TABLE runs (
@@ -164,10 +164,9 @@ CREATE TABLE backend_evaluations (
 `;
 
 /**
- * Version 5, ecosystems registered in one place (src/ecosystems/index.ts): `runs.language` loses its CHECK over the
- * four first languages, so that a newly registered ecosystem needs no migration of its own; the store checks a
- * run's language against the registry when it reads it. SQLite cannot drop a CHECK: the table is rebuilt with the
- * same ids (so attempts and backend evaluations keep their run), foreign keys off as for version 3.
+ * Version 5: `runs.language` loses its CHECK of four language names, so that runs of any registered ecosystem
+ * (Go, the fifth) can be stored; envproof checks the language before it stores a run. SQLite cannot drop a CHECK:
+ * the table is rebuilt as in version 3 (same ids).
  */
 export const MIGRATE_V4_TO_V5 = `
 CREATE TABLE runs_v5 (
@@ -199,4 +198,49 @@ INSERT INTO runs_v5 (id, source, agent, language, task_id, trial, is_primary, fi
          initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status FROM runs;
 DROP TABLE runs;
 ALTER TABLE runs_v5 RENAME TO runs;
+`;
+
+/**
+ * Version 6, `envproof repro --corpus` (issue 12): one row per corpus instance (a patch re-run k times with and
+ * without the shim, and its unpatched baseline), and every run it made. An instance is `running` until all its runs
+ * are recorded; a resumed corpus run starts a `running` instance again from scratch.
+ */
+export const MIGRATE_V5_TO_V6 = `
+CREATE TABLE repro_instances (
+  corpus            TEXT    NOT NULL,
+  instance_id       TEXT    NOT NULL,
+  repo              TEXT    NOT NULL,
+  commit_id         TEXT    NOT NULL,
+  command           TEXT    NOT NULL,
+  kind              TEXT,
+  recorded_at       TEXT    NOT NULL,
+  rerun_at          TEXT    NOT NULL,
+  status            TEXT    NOT NULL CHECK (status IN ('running', 'done')),
+  k                 INTEGER NOT NULL CHECK (k >= 1),
+  verdict           TEXT    CHECK (verdict IN ('reproducible', 'flaky', 'broken')),
+  rate              REAL,
+  shim_verdict      TEXT    CHECK (shim_verdict IN ('reproducible', 'flaky', 'broken')),
+  shim_rate         REAL,
+  overhead_ratio    REAL,
+  baseline_verdict  TEXT    CHECK (baseline_verdict IN ('reproducible', 'flaky', 'broken')),
+  baseline_rate     REAL,
+  causes            TEXT,
+  updated_at        TEXT    NOT NULL,
+  PRIMARY KEY (corpus, instance_id)
+);
+
+CREATE TABLE repro_runs (
+  corpus       TEXT    NOT NULL,
+  instance_id  TEXT    NOT NULL,
+  seq          INTEGER NOT NULL CHECK (seq >= 0),
+  arm          TEXT    NOT NULL CHECK (arm IN ('patched', 'baseline')),
+  role         TEXT    NOT NULL,
+  variation    TEXT    NOT NULL,
+  outcome      TEXT    NOT NULL,
+  matches      INTEGER NOT NULL CHECK (matches IN (0, 1)),
+  duration_ms  INTEGER NOT NULL,
+  install_ms   INTEGER NOT NULL,
+  PRIMARY KEY (corpus, instance_id, seq),
+  FOREIGN KEY (corpus, instance_id) REFERENCES repro_instances (corpus, instance_id) ON DELETE CASCADE
+);
 `;

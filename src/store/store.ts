@@ -9,7 +9,8 @@ import { EnvproofError, errorMessage } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { isEcosystemId } from '../ecosystems/index.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
-import { MIGRATE_V1_TO_V2, MIGRATE_V2_TO_V3, MIGRATE_V3_TO_V4, MIGRATE_V4_TO_V5, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
+import { MIGRATE_V1_TO_V2, MIGRATE_V2_TO_V3, MIGRATE_V3_TO_V4, MIGRATE_V4_TO_V5, MIGRATE_V5_TO_V6, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
+import { ReproTables } from './repro-tables.js';
 import type { AttemptRecord, BackendEvaluationRecord, RunKey, RunStatus, StoredRun, StoredTask, TreeEntry, TreeSnapshot } from './types.js';
 
 export const DEFAULT_STORE = 'envproof.db';
@@ -154,6 +155,7 @@ export class ResultsStore {
         if (version < 3) this.db.exec(MIGRATE_V2_TO_V3);
         if (version < 4) this.db.exec(MIGRATE_V3_TO_V4);
         if (version < 5) this.db.exec(MIGRATE_V4_TO_V5);
+        if (version < 6) this.db.exec(MIGRATE_V5_TO_V6);
         if ((this.db.pragma('foreign_key_check') as unknown[]).length > 0) {
           throw new EnvproofError(`${this.file}: migrating the store broke its references; it was left unchanged`);
         }
@@ -422,6 +424,11 @@ export class ResultsStore {
       ...(t.title === null ? {} : { title: t.title }),
       ...(t.complexity === null ? {} : { complexity: t.complexity }),
     }));
+  }
+
+  /** The tables of `envproof repro --corpus` (v6). */
+  repro(): ReproTables {
+    return new ReproTables(this.db);
   }
 
   close(): void {

@@ -115,8 +115,12 @@ for (const module of ecosystems()) {
         const name = module.normaliseName(n.raw, n.column);
         assert.equal(name, n.name, n.raw);
         assert.equal(module.normaliseName(name, n.column), name, `${n.raw}: normalising twice changes nothing`);
-        assert.equal(name, name.toLowerCase());
-        assert.doesNotMatch(name, /_/);
+        // The paper's analysis lower-cases and writes `_` as `-`; an ecosystem the paper has no data for (Go, whose
+        // module paths are case-sensitive) compares names as written.
+        if (module.prompt.envgapFolder) {
+          assert.equal(name, name.toLowerCase());
+          assert.doesNotMatch(name, /_/);
+        }
       }
     });
 

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The shared folder beside the checkout: the paper's data and the seed papers (docs/paper-data.md). */
 export const SHARED = path.resolve(REPO_ROOT, '..', 'shared');
+/** tsx by its file URL, so that the CLI runs from any working directory. */
+const TSX = import.meta.resolve('tsx');
 
 export interface CliResult {
   status: number | null;
@@ -14,7 +16,7 @@ export interface CliResult {
 
 /** Runs the envproof CLI from source, as a user would run the installed bin. */
 export function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): CliResult {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), ...args], {
+  const r = spawnSync(process.execPath, ['--import', TSX, path.join(REPO_ROOT, 'src/cli/main.ts'), ...args], {
     cwd: opts.cwd ?? REPO_ROOT,
     env: { ...process.env, ...opts.env },
     encoding: 'utf8',
@@ -27,7 +29,7 @@ export function runCli(args: string[], opts: { cwd?: string; env?: Record<string
 /** Like runCli, without blocking the event loop (for tests that serve something the CLI talks to). */
 export function runCliAsync(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), ...args], {
+    const child = spawn(process.execPath, ['--import', TSX, path.join(REPO_ROOT, 'src/cli/main.ts'), ...args], {
       cwd: opts.cwd ?? REPO_ROOT,
       env: { ...process.env, ...opts.env },
     });

@@ -101,7 +101,7 @@ test('envproof report: the backend section in CSV and HTML, from the store', () 
   for (const fig of ['figB1', 'figB2']) assert.match(html.stdout, new RegExp(`<figure data-figure="${fig}"><h3[^>]*>[^<]+</h3><div class="chart"><svg`));
 });
 
-test('a version 2 store is migrated to version 4: the backend_evaluations table is added, the runs kept', async () => {
+test('a version 2 store is migrated to the current version: the backend_evaluations table is added, the runs kept', async () => {
   const { default: Database } = await import('better-sqlite3');
   const { MIGRATE_V1_TO_V2, SCHEMA_V1, SCHEMA_VERSION } = await import('../../src/store/schema.js');
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'envproof-v2-')), 'store.db');

@@ -65,7 +65,7 @@ describe('results store', () => {
     assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    assert.deepEqual(tables, ['attempts', 'backend_evaluations', 'blobs', 'runs', 'tasks', 'tree_entries']);
+    assert.deepEqual(tables, ['attempts', 'backend_evaluations', 'blobs', 'repro_instances', 'repro_runs', 'runs', 'tasks', 'tree_entries']);
     const attemptCols = (db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[]).map((c) => c.name);
     for (const c of ['attempt', 'tree_hash', 'manifest', 'error_class', 'error_tail', 'duration_ms', 'tokens_in', 'cost_usd', 'sandbox']) {
       assert.ok(attemptCols.includes(c), c);

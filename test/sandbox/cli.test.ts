@@ -13,7 +13,7 @@ describe('envproof env', () => {
     const r = runCli(['env', 'build', 'ruby']);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /unknown language "ruby"/);
-    assert.match(r.stderr, /python, javascript, java, cpp, all/);
+    assert.match(r.stderr, /python, javascript, java, cpp, go, all/);
   });
 
   it('doctor names each missing tool with the command that installs it, and exits 1', () => {
@@ -36,6 +36,7 @@ describe('envproof env', () => {
       ['javascript', 'missing', 0],
       ['java', 'missing', 0],
       ['cpp', 'missing', 0],
+      ['go', 'missing', 0],
     ]);
   });
 });

@@ -8,7 +8,7 @@ after(removeTempDirs);
 describeEquivalence({
   ecosystem: 'cpp',
   fixtures: FIXTURES,
-  traced: ['crash', 'fetch', 'fetch-shared', 'pkgconfig', 'zlib-json'],
+  traced: ['brotli-codec', 'crash', 'fetch', 'fetch-shared', 'pkgconfig', 'zlib-json'],
   untraced: {
     'bad-parens': 'CMakeLists.txt does not parse',
     'build-fails': 'it does not compile',

@@ -12,6 +12,8 @@ describeEquivalence({
     'compile-error': 'it does not compile',
     'undeclared-import': 'it does not compile: it imports what it does not declare',
     'orphan-parent': 'its parent POM exists nowhere',
+    'parent-bom': "not yet in this comparison: issue 10's audit tests trace it with the default tracer",
+    reactor: "not yet in this comparison: issue 10's audit tests trace it with the default tracer",
     'pom-features': 'a fixture of the pom.xml reader (with a Maven cache of its own), not a project to build',
   },
 });

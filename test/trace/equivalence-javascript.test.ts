@@ -5,7 +5,10 @@ describeEquivalence({
   ecosystem: 'javascript',
   fixtures: path.join(import.meta.dirname, '..', 'javascript', 'fixtures'),
   traced: ['chalk-hidden', 'link-script', 'nested-versions', 'scoped-dev'],
-  untraced: Object.fromEntries(
-    ['fail-install-script', 'fail-native-build', 'fail-network', 'fail-no-matching-version', 'fail-no-such-package'].map((f) => [f, 'npm install fails, on purpose']),
-  ),
+  untraced: {
+    ...Object.fromEntries(
+      ['fail-install-script', 'fail-native-build', 'fail-network', 'fail-no-matching-version', 'fail-no-such-package'].map((f) => [f, 'npm install fails, on purpose']),
+    ),
+    workspaces: "not yet in this comparison: issue 10's audit tests trace it with the default tracer",
+  },
 });

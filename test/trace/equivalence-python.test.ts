@@ -15,6 +15,8 @@ const SYS_MODULES_PROBE = [
   'print("\\n" + ",".join(sorted(re.sub(r"[-_.]+", "-", d).lower() for d in dists)))',
 ].join('\n');
 
+const NOT_YET = "not yet in this comparison: issue 10's audit tests trace it with the default tracer";
+
 describeEquivalence({
   ecosystem: 'python',
   fixtures: path.join(import.meta.dirname, '..', 'audit', 'fixtures'),
@@ -24,6 +26,9 @@ describeEquivalence({
     'py-include-cycle': 'its requirements files include each other: refused before pip runs',
     'py-missing-package': 'pip cannot install a package that does not exist',
     'py-no-manifest': 'there is no manifest to install',
+    'py-argparse': NOT_YET,
+    'py-console-script': NOT_YET,
+    'py-editable': NOT_YET,
   },
   timeoutSec: { 'py-hang': 3 },
   async alsoCheck(fixture, p, fast) {

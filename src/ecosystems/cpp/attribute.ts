@@ -26,10 +26,7 @@ import { readCodemodel } from './codemodel.js';
 import type { CmakeInstallDetails } from './configure.js';
 import { buildTimeFiles, type BuildFile } from './depfiles.js';
 import { debianOwners, debianUpstreamVersion, usrMerged, type DebianPackage } from './dpkg.js';
-import { cmakeName, isSharedLibrary, runtimeLibraryName } from './names.js';
-
-/** The C/C++ runtime and the dynamic loader, which every program loads (the paper excludes them). */
-const RUNTIME_BASE = /^(libc|libstdc\+\+|libm|libgcc_s|libpthread|libdl|librt)\.so(\.|$)|^ld-linux[^/]*\.so|^ld64\.so/;
+import { cmakeName, isRuntimeBase, isSharedLibrary, runtimeLibraryName } from './names.js';
 
 const EVIDENCE_PER_NAME = 3;
 
@@ -149,7 +146,7 @@ export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditConte
   const details = install.details;
   const loaded = [...new Set([...files].map(usrMerged))].filter((f) => {
     const base = path.posix.basename(f);
-    return isSharedLibrary(base) && !RUNTIME_BASE.test(base);
+    return isSharedLibrary(base) && !isRuntimeBase(base);
   });
   const model = await readCodemodel(ctx.hostPath(details.buildDir), details.buildDir);
   const compiled = (await buildTimeFiles(ctx.hostPath(details.buildDir), details.buildDir, model)).map((f) => ({ ...f, file: usrMerged(f.file) }));

@@ -28,9 +28,11 @@ export async function cmakeComponentFacts(ctx: AuditContext, install: InstallRes
     if (owner) components.push(fact(d, debianPurl(owner)));
     else if (d.source?.startsWith('FetchContent')) components.push(fact(d, { type: 'generic', name: d.name, ...(d.version ? { version: d.version } : {}) }));
   }
-  // Loaded libraries nothing declared: their Debian package is their identity (attribution's id and version).
+  // Loaded libraries nothing declared: their Debian package is their identity (attribution's id, and the version
+  // in Debian's own format, as dpkg gives it for the found packages above).
   for (const d of attribution.traced) {
-    if (d.id && !install.installed.some((i) => i.name === d.name)) components.push(fact(d, debianPurl({ name: d.id, ...(d.version ? { version: d.version } : {}) })));
+    const version = d.systemVersion ?? d.version;
+    if (d.id && !install.installed.some((i) => i.name === d.name)) components.push(fact(d, debianPurl({ name: d.id, ...(version ? { version } : {}) })));
   }
   return { components, notes: ['C++: no hashes (Debian keeps no archive of installed packages; URL_HASH of fetched content is not read); no transitive graph (CMake resolves none)'] };
 }

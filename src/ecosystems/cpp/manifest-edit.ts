@@ -5,7 +5,7 @@
  * after the package name; a removal deletes the command's own lines. Other kinds of declaration are not edited.
  */
 import type { DeclaredResult } from '../../core/types.js';
-import { sourceLocation, type EditOutcome, type ManifestEdit, type ManifestEditor, type ManifestLocation } from '../outputs.js';
+import { locationsFromSources, sourceLocation, type EditOutcome, type ManifestEdit, type ManifestEditor, type ManifestLocation } from '../outputs.js';
 import { EditSession, eolOf, indentAt, lineStart, nextLineStart, offsetOfLine, type TextEdit } from '../text-edits.js';
 import { findModuleIndex } from './find-modules.js';
 import { parseCmake, type CmakeArgument, type CommandInvocation } from './lexer.js';
@@ -82,12 +82,7 @@ function insertionPoint(text: string): { at: number; indent: string } {
 
 export const cmakeManifestEditor: ManifestEditor = {
   async locate(_projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
-    const out: Record<string, ManifestLocation> = {};
-    for (const d of declared.declared) {
-      const at = sourceLocation(d.source);
-      if (at && !out[d.name]) out[d.name] = at;
-    }
-    return out;
+    return locationsFromSources(declared);
   },
 
   async apply(projectDir: string, _declared: DeclaredResult, edits: readonly ManifestEdit[]): Promise<EditOutcome> {

@@ -21,3 +21,10 @@ export function runtimeLibraryName(fileName: string): string {
 export function isSharedLibrary(fileName: string): boolean {
   return /\.so(\.\d+)*$/.test(fileName);
 }
+
+/** The C/C++ runtime and the dynamic loader, which every program loads (the paper excludes them). */
+const RUNTIME_BASE = /^(libc|libstdc\+\+|libm|libgcc_s|libpthread|libdl|librt)\.so(\.|$)|^ld-linux[^/]*\.so|^ld64\.so/;
+
+export function isRuntimeBase(fileName: string): boolean {
+  return RUNTIME_BASE.test(fileName);
+}

@@ -4,7 +4,7 @@
  * indentation of its siblings, a pin replaces one `<version>`'s text, a removal deletes one `<dependency>` element.
  */
 import type { DeclaredResult, Dependency } from '../../core/types.js';
-import { sourceLocation, type EditOutcome, type ManifestEdit, type ManifestEditor, type ManifestLocation } from '../outputs.js';
+import { locationsFromSources, type EditOutcome, type ManifestEdit, type ManifestEditor, type ManifestLocation } from '../outputs.js';
 import { EditSession, eolOf, indentAt, lineStart, nextLineStart, type TextEdit } from '../text-edits.js';
 
 export interface XmlSpan {
@@ -98,12 +98,7 @@ function additions(text: string, project: XmlSpan, dependencies: XmlSpan | undef
 
 export const mavenManifestEditor: ManifestEditor = {
   async locate(_projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
-    const out: Record<string, ManifestLocation> = {};
-    for (const d of declared.declared) {
-      const at = sourceLocation(d.source);
-      if (at && !out[d.name]) out[d.name] = at;
-    }
-    return out;
+    return locationsFromSources(declared);
   },
 
   async apply(projectDir: string, _declared: DeclaredResult, edits: readonly ManifestEdit[]): Promise<EditOutcome> {

@@ -186,12 +186,14 @@ export const pythonManifestEditor: ManifestEditor = {
   async apply(projectDir: string, declared: DeclaredResult, edits: readonly ManifestEdit[]): Promise<EditOutcome> {
     const session = new EditSession<ManifestEdit>(projectDir);
     const requirementsTxt = declared.manifest === 'requirements.txt';
-    const adds = edits.filter((e): e is AddEdit => e.kind === 'add');
-    if (adds.length) await (requirementsTxt ? addRequirements(session, adds) : addToPyproject(session, adds));
+    // Pins and removals first, on the text the declarations' sources point into; additions then go after what is left.
     for (const edit of edits) {
       if (edit.kind === 'add') continue;
       await (requirementsTxt ? editRequirement(session, edit) : editPyproject(session, edit));
     }
+    session.settle();
+    const adds = edits.filter((e): e is AddEdit => e.kind === 'add');
+    if (adds.length) await (requirementsTxt ? addRequirements(session, adds) : addToPyproject(session, adds));
     return session.outcome();
   },
 };

@@ -1,0 +1,185 @@
+import type { CauseCategory, FactorId, FactorSetting, RunnerId } from './types.js';
+
+/** Which category of the seed's taxonomy each factor's failures fall in. */
+export const FACTOR_CATEGORY: Readonly<Record<FactorId, CauseCategory>> = {
+  timezone: 'implicit-environment',
+  locale: 'implicit-environment',
+  path: 'implicit-environment',
+  home: 'implicit-environment',
+  umask: 'implicit-environment',
+  cpus: 'implicit-environment',
+  clock: 'time-date',
+  'test-order': 'test-order',
+  network: 'network',
+  'dependency-drift': 'dependency-drift',
+  'hash-seed': 'other',
+};
+
+/** The factors the shim pins; the others (home, umask, cpus) keep whatever the run varied. */
+export const SHIM_FACTORS: readonly FactorId[] = ['timezone', 'locale', 'clock', 'path', 'test-order', 'hash-seed', 'network', 'dependency-drift'];
+
+const TIMEZONES = ['Pacific/Kiritimati', 'America/Adak', 'Asia/Kathmandu'];
+const LOCALES = ['de_DE.UTF-8', 'tr_TR.UTF-8', 'fr_FR.UTF-8'];
+const UMASKS = ['077', '027', '007'];
+
+export const FAKETIME_LIBRARY = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+
+/** What one run looks like once its factors are applied; the fresh run turns it into a command line. */
+export interface RunShape {
+  /** Added to the test command's environment. */
+  env: Record<string, string>;
+  /** Put in front of the test command: `env` for libfaketime, taskset, the umask shell. */
+  prefix: string[];
+  runnerArgs: string[];
+  /** pytest takes options from PYTEST_ADDOPTS; joined with the report option. */
+  pytestOptions: string[];
+  network: boolean;
+  /** Resolve dependencies against the registry as of this date (ISO); absent: the live registry. */
+  indexDate?: string;
+  /** Put one more directory first on PATH (wrappers of every tool the PATH already finds). */
+  extraPathEntry: boolean;
+  /** HOME elsewhere: this directory name under the work directory. */
+  homeName?: string;
+  /** The clock libfaketime gives, and the time (ms since 1970) a program should read right after start. */
+  clock?: { faketime: string; expectMs: number };
+  settings: FactorSetting[];
+}
+
+export interface FactorContext {
+  /** Which re-run this is (values cycle through each factor's list). */
+  index: number;
+  /** The reference's date: the pinned clock and the pinned index. */
+  referenceDate: Date;
+  runner?: RunnerId;
+  /** pytest plugins that shuffle, when the runner is pytest (probed in the environment). */
+  pytestShuffle?: 'randomly' | 'random-order';
+  /** Whether the project's package manager can resolve against a date (pip via the dated index, npm --before). */
+  datedResolution: { supported: true } | { supported: false; why: string };
+  now: Date;
+}
+
+export function emptyShape(): RunShape {
+  return { env: {}, prefix: [], runnerArgs: [], pytestOptions: [], network: false, extraPathEntry: false, settings: [] };
+}
+
+const DAY_MS = 86_400_000;
+
+/** libfaketime's absolute start time: "@YYYY-MM-DD hh:mm:ss" (UTC, as TZ does not apply to FAKETIME). */
+function faketimeAt(date: Date): string {
+  return `@${date.toISOString().slice(0, 19).replace('T', ' ')}`;
+}
+
+function setting(factor: FactorId, mode: 'varied' | 'pinned', value: string, applied = true, note?: string): FactorSetting {
+  return { factor, mode, value, applied, ...(note ? { note } : {}) };
+}
+
+function orderSetting(mode: 'varied' | 'pinned', seed: number, ctx: FactorContext, shape: RunShape): FactorSetting {
+  const natural = 'the runner\'s own order';
+  switch (ctx.runner) {
+    case 'pytest':
+      if (!ctx.pytestShuffle) {
+        return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'pytest shuffles only with pytest-randomly or pytest-random-order, and the project installs neither');
+      }
+      if (mode === 'pinned') {
+        shape.pytestOptions.push(ctx.pytestShuffle === 'randomly' ? '-p no:randomly' : '-p no:random_order');
+        return setting('test-order', mode, natural);
+      }
+      shape.pytestOptions.push(ctx.pytestShuffle === 'randomly' ? `-p randomly --randomly-seed=${seed}` : `-p random_order --random-order-seed=${seed}`);
+      return setting('test-order', mode, `shuffled, seed ${seed} (pytest-${ctx.pytestShuffle})`);
+    case 'jest':
+      if (mode === 'pinned') return setting('test-order', mode, natural);
+      shape.runnerArgs.push('--randomize', `--seed=${seed}`);
+      return setting('test-order', mode, `shuffled, seed ${seed} (jest --randomize)`);
+    case 'vitest':
+      if (mode === 'pinned') return setting('test-order', mode, natural);
+      shape.runnerArgs.push('--sequence.shuffle', `--sequence.seed=${seed}`);
+      return setting('test-order', mode, `shuffled, seed ${seed} (vitest --sequence.shuffle)`);
+    case 'go-test':
+      if (mode === 'pinned') return setting('test-order', mode, natural);
+      shape.runnerArgs.push(`-shuffle=${seed}`);
+      return setting('test-order', mode, `shuffled, seed ${seed} (go test -shuffle)`);
+    case 'surefire':
+      if (mode === 'pinned') return setting('test-order', mode, natural);
+      shape.runnerArgs.push('-Dsurefire.runOrder=random', `-Dsurefire.runOrder.random.seed=${seed}`);
+      return setting('test-order', mode, `shuffled, seed ${seed} (surefire runOrder=random)`);
+    case 'node-test':
+      return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'node --test has no shuffle in Node 18 and 20');
+    case 'ctest':
+      return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'ctest --schedule-random takes no seed, so a shuffled run could not be repeated');
+    case undefined:
+      return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'the command\'s test runner is not one envproof knows how to shuffle');
+  }
+}
+
+/** Applies one factor, varied (to the index-th alternative value) or pinned (the shim's value), to `shape`. */
+export function applyFactor(factor: FactorId, mode: 'varied' | 'pinned', ctx: FactorContext, shape: RunShape): void {
+  const i = ctx.index;
+  const add = (s: FactorSetting): void => {
+    shape.settings.push(s);
+  };
+  switch (factor) {
+    case 'timezone': {
+      const tz = mode === 'pinned' ? 'UTC' : TIMEZONES[i % TIMEZONES.length]!;
+      shape.env.TZ = tz;
+      return add(setting(factor, mode, `TZ=${tz}`));
+    }
+    case 'locale': {
+      const lang = mode === 'pinned' ? 'C.UTF-8' : LOCALES[i % LOCALES.length]!;
+      Object.assign(shape.env, { LANG: lang, LC_ALL: lang });
+      return add(setting(factor, mode, `LANG=LC_ALL=${lang}`));
+    }
+    case 'clock': {
+      const shiftDays = 1000 * (i + 1);
+      const faketime = mode === 'pinned' ? faketimeAt(ctx.referenceDate) : `+${shiftDays}d`;
+      const expectMs = mode === 'pinned' ? ctx.referenceDate.getTime() : ctx.now.getTime() + shiftDays * DAY_MS;
+      shape.clock = { faketime, expectMs };
+      // Set by `env` after the sandbox's own setup, so that libfaketime loads into the test command only.
+      shape.prefix.push('env', `LD_PRELOAD=${FAKETIME_LIBRARY}`, `FAKETIME=${faketime}`, 'FAKETIME_DONT_FAKE_MONOTONIC=1');
+      return add(setting(factor, mode, mode === 'pinned' ? `clock fixed at ${ctx.referenceDate.toISOString()}` : `clock shifted ${shiftDays} days ahead`));
+    }
+    case 'path':
+      if (mode === 'pinned') return add(setting(factor, mode, 'PATH frozen as the environment sets it'));
+      shape.extraPathEntry = true;
+      return add(setting(factor, mode, 'an extra first PATH entry (wrappers of the same tools)'));
+    case 'home':
+      if (mode === 'pinned') return add(setting(factor, mode, 'HOME as the environment sets it'));
+      shape.homeName = `other home ${i + 1}`;
+      return add(setting(factor, mode, `HOME=<work>/${shape.homeName}`));
+    case 'umask': {
+      const umask = mode === 'pinned' ? '022' : UMASKS[i % UMASKS.length]!;
+      shape.prefix.push('/bin/sh', '-c', `umask ${umask} && exec "$@"`, 'umask');
+      return add(setting(factor, mode, `umask ${umask}`));
+    }
+    case 'cpus':
+      if (mode === 'pinned') return add(setting(factor, mode, 'every CPU'));
+      shape.prefix.push('taskset', '--cpu-list', '0');
+      return add(setting(factor, mode, 'one CPU (taskset --cpu-list 0)'));
+    case 'test-order':
+      return add(orderSetting(mode, mode === 'pinned' ? 0 : 1000 + i, ctx, shape));
+    case 'hash-seed': {
+      const seed = mode === 'pinned' ? 0 : i + 1;
+      shape.env.PYTHONHASHSEED = String(seed);
+      return add(setting(factor, mode, `PYTHONHASHSEED=${seed}`));
+    }
+    case 'network':
+      shape.network = mode === 'varied';
+      return add(setting(factor, mode, mode === 'varied' ? 'network on' : 'network off'));
+    case 'dependency-drift': {
+      if (mode === 'varied') {
+        delete shape.indexDate;
+        return add(setting(factor, mode, 'dependencies resolved against the live registry'));
+      }
+      if (!ctx.datedResolution.supported) return add(setting(factor, mode, 'unchanged', false, ctx.datedResolution.why));
+      shape.indexDate = ctx.referenceDate.toISOString();
+      return add(setting(factor, mode, `dependencies resolved against the registry as of ${shape.indexDate}`));
+    }
+  }
+}
+
+/** A run's shape: `varied` factors at their index-th alternative, `pinned` ones at the shim's value, the rest as the environment has them. */
+export function shapeOf(varied: readonly FactorId[], pinned: readonly FactorId[], ctx: FactorContext, base: Partial<RunShape> = {}): RunShape {
+  const shape = { ...emptyShape(), ...base };
+  for (const f of pinned) if (!varied.includes(f)) applyFactor(f, 'pinned', ctx, shape);
+  for (const f of varied) applyFactor(f, 'varied', ctx, shape);
+  return shape;
+}

@@ -1,0 +1,200 @@
+/** One run of the test command in a fresh sandbox with a fresh install, shaped by the run's factors. */
+import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { EnvproofError, InfrastructureError, StepFailedError, UsageError } from '../core/errors.js';
+import { shellQuote } from '../core/shell.js';
+import { whyNotStarted } from '../audit/run-start.js';
+import { createWorkDir, removeWorkDir } from '../audit/workspace.js';
+import { auditContext } from '../ecosystems/context.js';
+import type { AuditContext } from '../ecosystems/types.js';
+import { createSandbox, type BackendChoice } from '../sandbox/index.js';
+import { isolatedEnvironment } from '../sandbox/environment.js';
+import type { ExecRequest, ExecResult, Sandbox } from '../sandbox/types.js';
+import type { RunShape } from './factors.js';
+import type { ProjectKind } from './kinds.js';
+import { readResults, reportRequest, withRunnerArgs, type RunnerMatch } from './outcomes/runners.js';
+import type { Outcome } from './types.js';
+
+export interface RunSetup {
+  projectDir: string;
+  kind: ProjectKind;
+  command: string;
+  runner?: RunnerMatch;
+  backend: BackendChoice;
+  /** Debian packages the user adds (--system-packages). */
+  systemPackages: readonly string[];
+  timeoutMs: number;
+  progress(message: string): void;
+  /** The dated package index's URL per date, started on demand (pip). */
+  datedIndexUrl(date: string): Promise<string>;
+}
+
+export interface FreshRunResult {
+  outcome: Outcome;
+  durationMs: number;
+  installMs: number;
+}
+
+/** What the environment knows after the install that decides how a factor is applied. */
+export interface EnvironmentFacts {
+  pytestShuffle?: 'randomly' | 'random-order';
+}
+
+/** What a dated resolution changes in the install steps (the runs with network): pip's index, npm's `--before`. */
+interface InstallChanges {
+  env: Record<string, string>;
+  /** npm 9 takes `before` only on its command line (from the environment it fails on the string). */
+  npmBefore?: string;
+}
+
+function changed(req: ExecRequest, changes: InstallChanges): ExecRequest {
+  if (!req.network) return req;
+  const npmInstall = changes.npmBefore && req.argv[0] === 'npm' && (req.argv[1] === 'install' || req.argv[1] === 'ci');
+  return { ...req, env: { ...req.env, ...changes.env }, argv: npmInstall ? [...req.argv, `--before=${changes.npmBefore}`] : req.argv };
+}
+
+/** A sandbox whose install steps get `changes`. */
+function withInstallChanges(sandbox: Sandbox, changes: InstallChanges): Sandbox {
+  if (Object.keys(changes.env).length === 0 && !changes.npmBefore) return sandbox;
+  const exec = (req: ExecRequest) => sandbox.exec(changed(req, changes));
+  return new Proxy(sandbox, { get: (target, prop) => (prop === 'exec' ? exec : Reflect.get(target, prop, target)) });
+}
+
+async function installChanges(setup: RunSetup, shape: RunShape): Promise<InstallChanges> {
+  if (!shape.indexDate || !setup.kind.datedResolution.supported) return { env: {} };
+  if (setup.kind.datedResolution.how === 'npm-before') return { env: {}, npmBefore: shape.indexDate };
+  return { env: { PIP_INDEX_URL: await setup.datedIndexUrl(shape.indexDate) } };
+}
+
+/** Wrappers, in one extra directory, of every program the PATH finds: the same tools, found somewhere else. */
+async function extraPathEntry(sandbox: Sandbox, dir: string, pathValue: string): Promise<void> {
+  const host = sandbox.toHost(dir);
+  if (!host) throw new EnvproofError(`the extra PATH entry ${dir} is not writable from the host`);
+  await mkdir(host, { recursive: true });
+  const seen = new Set<string>();
+  for (const entry of pathValue.split(':')) {
+    const hostEntry = entry ? sandbox.toHost(entry) : null;
+    if (!hostEntry) continue;
+    for (const name of await readdir(hostEntry).catch(() => [] as string[])) {
+      if (seen.has(name)) continue;
+      const st = await stat(path.join(hostEntry, name)).catch(() => undefined);
+      if (!st?.isFile() || (st.mode & 0o111) === 0) continue;
+      seen.add(name);
+      const wrapper = path.join(host, name);
+      await writeFile(wrapper, `#!/bin/sh\nexec ${shellQuote(path.posix.join(entry, name))} "$@"\n`);
+      await chmod(wrapper, 0o755);
+    }
+  }
+}
+
+function statusOf(r: ExecResult): Outcome['status'] {
+  if (r.timedOut) return 'timeout';
+  return r.exitCode === 0 ? 'pass' : 'fail';
+}
+
+/** Reads the time a clock probe printed; undefined when it printed none. */
+function probedMs(r: ExecResult): number | undefined {
+  const s = Number(r.stdout.trim().split('\n').at(-1));
+  return r.exitCode === 0 && Number.isFinite(s) ? s * 1000 : undefined;
+}
+
+const CLOCK_TOLERANCE_MS = 2 * 86_400_000;
+
+/** A sandbox's exec, for the test command and the probes: the factor's prefix, environment and network. */
+function shapedExec(sandbox: Sandbox, ctx: AuditContext, shape: RunShape, choiceEnv: Record<string, string>, timeoutMs: number) {
+  return async (argv: readonly string[], extraEnv: Record<string, string> = {}): Promise<ExecResult> => {
+    const env = { ...choiceEnv, ...shape.env, ...extraEnv };
+    if (shape.homeName) {
+      env.HOME = path.posix.join(sandbox.workDir, shape.homeName);
+      await mkdir(sandbox.toHost(env.HOME) ?? env.HOME, { recursive: true });
+    }
+    if (shape.extraPathEntry) {
+      const pathValue = env.PATH ?? isolatedEnvironment(sandbox.workDir).PATH!;
+      const extra = path.posix.join(ctx.envDir, 'path-extra', 'bin');
+      await extraPathEntry(sandbox, extra, pathValue);
+      env.PATH = `${extra}:${pathValue}`;
+    }
+    return sandbox.exec({ argv: [...shape.prefix, ...argv], cwd: ctx.projectDir, env, timeoutMs, network: shape.network });
+  };
+}
+
+/**
+ * One fresh run: a copy of the project, a new sandbox, a fresh install, then the test command shaped by `shape`.
+ * `shape.settings` is completed in place with what could not be applied (a clock libfaketime did not shift).
+ * `facts` is told what the environment holds before the factors are applied (`decide` makes the shape from them).
+ */
+export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts) => RunShape): Promise<FreshRunResult & { shape: RunShape }> {
+  const work = await createWorkDir(setup.projectDir);
+  let sandbox: Sandbox | undefined;
+  try {
+    sandbox = await createSandbox({
+      backend: setup.backend,
+      language: setup.kind.language,
+      hostWorkDir: work.root,
+      // The host has what setup.sh installed (libfaketime, Go); an isolating sandbox adds it to its environment.
+      systemPackages: setup.backend === 'host' ? [] : [...setup.kind.systemPackages, ...setup.systemPackages],
+      progress: setup.progress,
+    }).catch((err: unknown) => {
+      throw err instanceof EnvproofError && !(err instanceof UsageError) ? new InfrastructureError(err.message, err.hint, err.details) : err;
+    });
+    const ctx = auditContext(sandbox, { timeoutMs: setup.timeoutMs, progress: setup.progress });
+    const plain = decide({});
+    const started = performance.now();
+    let install;
+    try {
+      install = await setup.kind.install({ ...ctx, sandbox: withInstallChanges(sandbox, await installChanges(setup, plain)) });
+    } catch (err) {
+      if (!(err instanceof StepFailedError) || err instanceof InfrastructureError) throw err;
+      const outcome: Outcome = { status: 'install-failed', exitCode: null, note: `${err.message}${err.output ? `\n${err.output.slice(-2000)}` : ''}` };
+      return { outcome, durationMs: 0, installMs: Math.round(performance.now() - started), shape: plain };
+    }
+    const installMs = Math.round(performance.now() - started);
+    const facts = setup.runner?.runner === 'pytest' ? await pytestFacts(setup, ctx, install) : {};
+    const shape = decide(facts);
+    const reportInside = path.posix.join(ctx.envDir, 'test-report');
+    const report = setup.runner ? reportRequest(setup.runner.runner, reportInside) : { args: [], env: {} };
+    const command = setup.runner ? withRunnerArgs(setup.command, setup.runner, [...report.args, ...shape.runnerArgs]) : setup.command;
+    const choice = setup.kind.run(command, ctx, install);
+    const env: Record<string, string> = { ...report.env };
+    if (shape.pytestOptions.length) env.PYTEST_ADDOPTS = [env.PYTEST_ADDOPTS, ...shape.pytestOptions].filter(Boolean).join(' ');
+    const exec = shapedExec(sandbox, ctx, shape, choice.env ?? {}, setup.timeoutMs);
+    if (shape.clock) await checkClock(setup.kind, ctx, shape, exec);
+    const r = await exec(choice.argv, env);
+    const notStarted = whyNotStarted(r, []);
+    const outcome: Outcome = { status: notStarted ? 'not-started' : statusOf(r), exitCode: r.exitCode, ...(notStarted ? { note: notStarted } : {}) };
+    if (setup.runner && !notStarted) {
+      const hostProject = sandbox.toHost(ctx.projectDir) ?? work.project;
+      const tests = await readResults(setup.runner.runner, { stdout: r.stdout, hostReport: sandbox.toHost(reportInside) ?? '', hostProject, insideProject: ctx.projectDir });
+      outcome.runner = setup.runner.runner;
+      if (tests) outcome.tests = tests;
+      else outcome.note = `${setup.runner.runner} left no report of its tests`;
+    }
+    return { outcome, durationMs: Math.round(r.durationMs), installMs, shape };
+  } finally {
+    await sandbox?.dispose();
+    await removeWorkDir(work);
+  }
+}
+
+async function pytestFacts(setup: RunSetup, ctx: AuditContext, install: Parameters<ProjectKind['run']>[2]): Promise<EnvironmentFacts> {
+  const code = 'import importlib.util as u; print("randomly" if u.find_spec("pytest_randomly") else "random-order" if u.find_spec("random_order") else "")';
+  const choice = setup.kind.run(`python -c ${shellQuote(code)}`, ctx, install);
+  const r = await ctx.sandbox.exec({ argv: choice.argv, cwd: ctx.projectDir, env: choice.env, timeoutMs: 60_000, network: false });
+  const found = r.stdout.trim();
+  return found === 'randomly' || found === 'random-order' ? { pytestShuffle: found } : {};
+}
+
+/** Runs the runtime's clock probe under the run's libfaketime settings; marks the clock not applied when it did not move. */
+async function checkClock(kind: ProjectKind, ctx: AuditContext, shape: RunShape, exec: ReturnType<typeof shapedExec>): Promise<void> {
+  const clock = shape.clock!;
+  const choice = kind.run(await kind.clockProbe(ctx), ctx, { installed: [], details: undefined, commands: [], durationMs: 0 });
+  const seen = probedMs(await exec(choice.argv));
+  const setting = shape.settings.find((s) => s.factor === 'clock');
+  if (!setting) return;
+  if (seen === undefined) {
+    Object.assign(setting, { applied: false, note: `the ${kind.id} clock probe printed no time, so the shift could not be checked` });
+  } else if (Math.abs(seen - clock.expectMs) > CLOCK_TOLERANCE_MS) {
+    const read = new Date(seen).toISOString();
+    Object.assign(setting, { applied: false, note: `libfaketime did not shift the ${kind.id} runtime's clock (it read ${read})${kind.clockLimit ? `: ${kind.clockLimit}` : ''}` });
+  }
+}

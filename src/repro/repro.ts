@@ -1,0 +1,166 @@
+/** `envproof repro` for one project: a reference, k fresh re-runs under variation, attribution, the shim. */
+import { EnvproofError, UsageError } from '../core/errors.js';
+import { TOOL_VERSION } from '../core/version.js';
+import { checkProjectDir } from '../audit/workspace.js';
+import { resolveBackend, type BackendChoice } from '../sandbox/index.js';
+import { attribute } from './attribute.js';
+import { differences, median, reproductionRate, verdictOf } from './compare.js';
+import { startDatedIndex, type DatedIndex } from './dated-index.js';
+import { emptyShape, SHIM_FACTORS, shapeOf, type FactorContext } from './factors.js';
+import { freshRun, type EnvironmentFacts, type RunSetup } from './fresh-run.js';
+import { detectKind } from './kinds.js';
+import { detectRunner } from './outcomes/runners.js';
+import { readReferenceFile } from './reference.js';
+import { FACTORS, type FactorId, type Outcome, type Reference, type ReproReport, type RunRecord, type ShimSummary } from './types.js';
+
+export interface ReproOptions {
+  dir: string;
+  command: string;
+  k: number;
+  vary: readonly FactorId[];
+  attribute: boolean;
+  shim: boolean;
+  /** A reference outcome recorded earlier (file). */
+  referenceFile?: string;
+  /** A reference outcome recorded earlier, given directly (the corpus's); `path` says where it came from. */
+  reference?: { recordedAt: Date; outcome: Outcome; path: string };
+  /** Without a reference file: the date the reference stands for; its run resolves dependencies as of then. */
+  asOf?: Date;
+  ecosystem: string;
+  backend: BackendChoice;
+  systemPackages?: readonly string[];
+  timeoutSec: number;
+  progress(message: string): void;
+  /** Told of each finished run (the corpus records them as they come). */
+  onRun?(run: RunRecord): void;
+}
+
+export const REPRO_SCHEMA_VERSION = 1;
+
+/** Dated package indexes, one per date, started when a run first needs one. */
+class DatedIndexes {
+  private readonly open = new Map<string, Promise<DatedIndex>>();
+  url = async (date: string): Promise<string> => {
+    let p = this.open.get(date);
+    if (!p) this.open.set(date, (p = startDatedIndex(new Date(date))));
+    return (await p).url;
+  };
+  async close(): Promise<void> {
+    await Promise.all([...this.open.values()].map(async (p) => (await p).close()));
+  }
+}
+
+function outcomeLine(o: Outcome): string {
+  const tests = o.tests ? Object.values(o.tests) : [];
+  const failed = tests.filter((t) => t === 'failed').length;
+  return `${o.status}${tests.length ? ` (${tests.length - failed}/${tests.length} tests passed)` : ''}`;
+}
+
+export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
+  if (!opts.command.trim()) throw new UsageError('--cmd is empty', 'give the test command, e.g. --cmd "pytest -q"');
+  if (!Number.isInteger(opts.k) || opts.k < 1) throw new UsageError(`--k must be a whole number of runs, at least 1 (not ${opts.k})`);
+  const dir = await checkProjectDir(opts.dir);
+  const kind = await detectKind(dir, opts.ecosystem);
+  const runner = await detectRunner(opts.command, dir);
+  const fileRef = opts.reference ?? (opts.referenceFile ? { ...(await readReferenceFile(opts.referenceFile)), path: opts.referenceFile } : undefined);
+  const referenceDate = fileRef?.recordedAt ?? opts.asOf ?? new Date();
+  const now = new Date();
+  const notes: string[] = [];
+  if (!runner) notes.push('the command\'s test runner is not one envproof reads (pytest, Jest, Vitest, node --test, go test, Maven Surefire, ctest): outcomes compare the exit status only');
+  const indexes = new DatedIndexes();
+  const setup: RunSetup = {
+    projectDir: dir,
+    kind,
+    command: opts.command,
+    ...(runner ? { runner } : {}),
+    backend: opts.backend,
+    systemPackages: opts.systemPackages ?? [],
+    timeoutMs: opts.timeoutSec * 1000,
+    progress: opts.progress,
+    datedIndexUrl: indexes.url,
+  };
+  const context = (index: number, facts: EnvironmentFacts): FactorContext => ({
+    index,
+    referenceDate,
+    now,
+    ...(runner ? { runner: runner.runner } : {}),
+    ...facts,
+    datedResolution: kind.datedResolution,
+  });
+  let reference: Reference | undefined;
+  const record = async (role: RunRecord['role'], label: string, decide: (facts: EnvironmentFacts) => ReturnType<typeof emptyShape>): Promise<RunRecord> => {
+    opts.progress(`${label}: fresh install and run`);
+    const r = await freshRun(setup, decide);
+    const diff = reference ? differences(reference.outcome, r.outcome) : [];
+    const run: RunRecord = { role, variation: r.shape.settings, outcome: r.outcome, matches: diff.length === 0, differences: diff, durationMs: r.durationMs, installMs: r.installMs };
+    opts.progress(`${label}: ${outcomeLine(r.outcome)}${reference ? (run.matches ? ', matches the reference' : `, differs (${diff.slice(0, 3).join('; ')})`) : ''}`);
+    opts.onRun?.(run);
+    return run;
+  };
+
+  try {
+    const runs: RunRecord[] = [];
+    if (fileRef) {
+      reference = { source: 'file', path: fileRef.path, recordedAt: referenceDate.toISOString(), outcome: fileRef.outcome };
+    } else {
+      // The default environment; with --as-of, dependencies as they resolved then.
+      const refRun = await record('reference', 'reference run', (facts) =>
+        opts.asOf ? shapeOf([], ['dependency-drift'], context(0, facts)) : emptyShape(),
+      );
+      if (refRun.outcome.status === 'not-started') {
+        throw new EnvproofError(`the test command never started in the sandbox (${refRun.outcome.note ?? 'no program ran'}): ${opts.command}`, 'check the command given with --cmd; inside the environment, python, node, go etc. are the project\'s own');
+      }
+      reference = { source: 'first-run', recordedAt: referenceDate.toISOString(), outcome: refRun.outcome };
+      runs.push(refRun);
+    }
+    const reruns: RunRecord[] = [];
+    for (let i = 0; i < opts.k; i++) reruns.push(await record('rerun', `re-run ${i + 1}/${opts.k}`, (facts) => shapeOf(opts.vary, [], context(i, facts))));
+    if (fileRef && reruns.every((r) => r.outcome.status === 'not-started')) {
+      throw new EnvproofError(`the test command never started in the sandbox (${reruns[0]!.outcome.note ?? 'no program ran'}): ${opts.command}`, 'check the command given with --cmd');
+    }
+    runs.push(...reruns);
+    const rate = reproductionRate(reruns.map((r) => r.matches));
+    const verdict = verdictOf(rate);
+    const report: ReproReport = {
+      schemaVersion: REPRO_SCHEMA_VERSION,
+      tool: { name: 'envproof', version: TOOL_VERSION },
+      project: dir,
+      command: opts.command,
+      kind: kind.id,
+      sandbox: resolveBackend(opts.backend).backend,
+      verdict,
+      rate,
+      k: opts.k,
+      vary: [...opts.vary],
+      reference,
+      runs,
+      notes,
+    };
+    if (opts.attribute) {
+      const first = reruns.findIndex((r) => !r.matches);
+      if (first < 0) report.causes = [];
+      else {
+        const pinAllBut = (varied: readonly FactorId[]) => FACTORS.filter((f) => !varied.includes(f));
+        const a = await attribute(opts.vary, first, (varied, role, index) =>
+          record(role, `attribution (${varied.length ? `varying ${varied.join(', ')}` : 'control, all pinned'})`, (facts) => shapeOf(varied, pinAllBut(varied), context(index, facts))),
+        );
+        report.causes = a.causes;
+        report.attributionRuns = a.runs;
+      }
+    }
+    if (opts.shim) report.shim = await shimRuns(opts, reruns, (i) => record('shim', `shim run ${i + 1}/${opts.k}`, (facts) => shapeOf(opts.vary.filter((f) => !SHIM_FACTORS.includes(f)), SHIM_FACTORS, context(i, facts))));
+    return report;
+  } finally {
+    await indexes.close();
+  }
+}
+
+async function shimRuns(opts: ReproOptions, reruns: readonly RunRecord[], run: (i: number) => Promise<RunRecord>): Promise<ShimSummary> {
+  const runs: RunRecord[] = [];
+  for (let i = 0; i < opts.k; i++) runs.push(await run(i));
+  const rate = reproductionRate(runs.map((r) => r.matches));
+  const withShim = median(runs.map((r) => r.durationMs));
+  const without = median(reruns.map((r) => r.durationMs));
+  const pins = runs[0]?.variation.filter((s) => s.mode === 'pinned').map((s) => (s.applied ? s.value : `${s.factor}: not pinned (${s.note})`)) ?? [];
+  return { verdict: verdictOf(rate), rate, runs, overheadRatio: withShim !== null && without ? Math.round((withShim / without) * 1000) / 1000 : null, pins };
+}

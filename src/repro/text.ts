@@ -1,0 +1,43 @@
+import type { ReproReport, RunRecord } from './types.js';
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+function varied(run: RunRecord): string {
+  const changed = run.variation.filter((s) => s.mode === 'varied');
+  if (changed.length === 0) return run.role === 'reference' ? 'default environment' : 'everything pinned';
+  return changed.map((s) => (s.applied ? s.value : `${s.factor} not applied`)).join(', ');
+}
+
+function table(runs: readonly RunRecord[]): string[] {
+  const rows = runs.map((r, i) => [String(i + 1), r.role, r.outcome.status, r.role === 'reference' ? '' : r.matches ? 'yes' : 'no', `${(r.durationMs / 1000).toFixed(1)} s`, varied(r)]);
+  const head = ['#', 'run', 'outcome', 'matches', 'time', 'varied'];
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  return [head, ...rows].map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : pad(cell, widths[c]!))).join('  ').trimEnd());
+}
+
+/** The short text report of `envproof repro`. */
+export function renderReproText(report: ReproReport): string {
+  const lines = [
+    `envproof repro: ${report.project}`,
+    `command ${report.command} (${report.kind}), sandbox ${report.sandbox}`,
+    `reference: ${report.reference.source === 'file' ? `from ${report.reference.path}` : 'the first run'}, recorded ${report.reference.recordedAt}, ${report.reference.outcome.status}`,
+    '',
+    ...table(report.runs),
+    '',
+    `verdict ${report.verdict}   rate ${report.rate.toFixed(2)} (${Math.round(report.rate * report.k)}/${report.k} re-runs match)`,
+  ];
+  if (report.causes) {
+    lines.push('', report.causes.length ? 'Causes' : 'Causes: none (reproducible)');
+    for (const c of report.causes) lines.push(`  ${pad(c.factor, 17)} ${pad(c.category, 21)} ${c.evidence}`);
+  }
+  if (report.shim) {
+    const s = report.shim;
+    lines.push('', `with the shim: verdict ${s.verdict}, rate ${s.rate.toFixed(2)}; overhead ${s.overheadRatio === null ? 'unknown' : `${s.overheadRatio.toFixed(3)}x`} (median test time)`);
+    lines.push(`  pinned: ${s.pins.join('; ')}`);
+  }
+  const skipped = [...new Set(report.runs.flatMap((r) => r.variation.filter((s) => !s.applied).map((s) => `${s.factor}: ${s.note}`)))];
+  for (const note of [...report.notes, ...skipped]) lines.push(`note: ${note}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,110 @@
+/** The data model of `envproof repro`: plain data, no I/O. */
+
+/** What one run of the test command came to. */
+export type OutcomeStatus = 'pass' | 'fail' | 'timeout' | 'not-started' | 'install-failed';
+
+export type TestResult = 'passed' | 'failed' | 'skipped';
+
+/** The test runners whose per-test results envproof reads. */
+export type RunnerId = 'pytest' | 'jest' | 'vitest' | 'node-test' | 'go-test' | 'surefire' | 'ctest';
+
+export interface Outcome {
+  status: OutcomeStatus;
+  exitCode: number | null;
+  /** Which runner's results `tests` holds; absent when the command's runner is not one envproof reads. */
+  runner?: RunnerId;
+  /** Per test id, its result; absent when unknown (unknown runner, or its report was not written). */
+  tests?: Record<string, TestResult>;
+  /** Why a run never started, or why the runner's report could not be read. */
+  note?: string;
+}
+
+export const FACTORS = [
+  'timezone',
+  'locale',
+  'clock',
+  'path',
+  'home',
+  'umask',
+  'cpus',
+  'test-order',
+  'hash-seed',
+  'network',
+  'dependency-drift',
+] as const;
+export type FactorId = (typeof FACTORS)[number];
+
+/** The seed paper's failure categories. */
+export type CauseCategory = 'implicit-environment' | 'dependency-drift' | 'time-date' | 'test-order' | 'network' | 'other';
+
+/** What one run did with one factor: `value` as set (e.g. "TZ=Pacific/Kiritimati"); `applied` false with `note` when it could not. */
+export interface FactorSetting {
+  factor: FactorId;
+  mode: 'varied' | 'pinned';
+  value: string;
+  applied: boolean;
+  note?: string;
+}
+
+export interface RunRecord {
+  /** What this run changed from the default environment (empty: the default environment). */
+  variation: FactorSetting[];
+  /** The role of the run: `reference`, `rerun`, `control`, `factor`, `narrowing`, `shim`. */
+  role: 'reference' | 'rerun' | 'control' | 'factor' | 'narrowing' | 'shim';
+  outcome: Outcome;
+  matches: boolean;
+  /** Differences from the reference (status, tests that changed). */
+  differences: string[];
+  /** Wall-clock time of the test command. */
+  durationMs: number;
+  /** Wall-clock time of the fresh install before it. */
+  installMs: number;
+}
+
+export type Verdict = 'reproducible' | 'flaky' | 'broken';
+
+export interface Cause {
+  factor: FactorId | 'unknown';
+  category: CauseCategory;
+  evidence: string;
+}
+
+export interface Reference {
+  /** `file` (given with --reference) or `first-run` (the first run in the default environment). */
+  source: 'file' | 'first-run';
+  path?: string;
+  /** When the reference outcome was recorded (ISO 8601): the date the shim's clock and index are pinned to. */
+  recordedAt: string;
+  outcome: Outcome;
+}
+
+export interface ShimSummary {
+  verdict: Verdict;
+  rate: number;
+  runs: RunRecord[];
+  /** Median test-command time with the shim over the median without it. */
+  overheadRatio: number | null;
+  /** What the shim pinned, as set. */
+  pins: string[];
+}
+
+export interface ReproReport {
+  schemaVersion: 1;
+  tool: { name: 'envproof'; version: string };
+  project: string;
+  command: string;
+  kind: string;
+  sandbox: string;
+  verdict: Verdict;
+  rate: number;
+  k: number;
+  vary: FactorId[];
+  reference: Reference;
+  runs: RunRecord[];
+  /** Present with --attribute: empty for a reproducible project. */
+  causes?: Cause[];
+  /** With --attribute: the runs the attribution made (control, one factor at a time, narrowing). */
+  attributionRuns?: RunRecord[];
+  shim?: ShimSummary;
+  notes: string[];
+}

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { FIXTURES } from './helpers.js';
+
+describe('envproof repro (CLI)', () => {
+  test('JSON with --attribute and --shim: verdict, rate, runs, causes, the shim\'s verdict and overhead; exit 1', () => {
+    const r = runCli(['repro', path.join(FIXTURES, 'go-timezone'), '--cmd', 'go test ./...', '--k', '1', '--vary', 'timezone', '--attribute', '--shim', '--json', '-q']);
+    assert.equal(r.status, 1, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.equal(doc.schemaVersion, 1);
+    assert.deepEqual([doc.verdict, doc.rate, doc.k], ['broken', 0, 1]);
+    assert.equal(doc.reference.source, 'first-run');
+    const rerun = doc.runs.find((x: { role: string }) => x.role === 'rerun');
+    assert.deepEqual(Object.keys(rerun).filter((k) => ['variation', 'outcome', 'matches', 'durationMs'].includes(k)).sort(), ['durationMs', 'matches', 'outcome', 'variation']);
+    assert.equal(rerun.variation[0].value, 'TZ=Pacific/Kiritimati');
+    assert.deepEqual(doc.causes.map((c: { factor: string }) => c.factor), ['timezone']);
+    // The shim pins TZ=UTC whatever the run varied: the same test reproduces under it.
+    assert.equal(doc.shim.verdict, 'reproducible');
+    assert.ok(doc.shim.pins.includes('TZ=UTC'), doc.shim.pins.join('; '));
+    assert.ok(doc.shim.overheadRatio > 0);
+  });
+
+  test('a reproducible project: the text table, exit 0', () => {
+    const r = runCli(['repro', path.join(FIXTURES, 'go-clean'), '--cmd', 'go test ./...', '--k', '1', '--vary', 'umask,home', '-q']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /verdict reproducible {3}rate 1\.00 \(1\/1 re-runs match\)/);
+    assert.match(r.stdout, /rerun +pass +yes .*umask 077/);
+  });
+
+  test('a command that does not exist: a clear error, exit 2', () => {
+    const r = runCli(['repro', path.join(FIXTURES, 'go-clean'), '--cmd', 'no-such-test-runner --all', '--k', '1', '-q']);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /envproof: the test command never started in the sandbox \(command not found.*no-such-test-runner/);
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
+  });
+
+  test('bad arguments: clear errors, exit 2, nothing run', () => {
+    const cases: [string[], RegExp][] = [
+      [[path.join(FIXTURES, 'go-clean')], /repro needs the test command/],
+      [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--vary', 'timezone,moon'], /--vary: unknown factor "moon"/],
+      [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--k', '0'], /--k must be a positive number/],
+      [[path.join(FIXTURES, 'no-such-fixture'), '--cmd', 'go test'], /no such directory/],
+      [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--as-of', 'yesterday'], /--as-of: "yesterday" is not a date/],
+      [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--reference', path.join(mkdtempSync(path.join(tmpdir(), 'r-')), 'none.json')], /cannot read the reference .*no such file/],
+    ];
+    for (const [args, message] of cases) {
+      const r = runCli(['repro', ...args, '-q']);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+    }
+  });
+});

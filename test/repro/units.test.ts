@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { attribute } from '../../src/repro/attribute.js';
+import { differences, median, reproductionRate, verdictOf } from '../../src/repro/compare.js';
+import { datedPage } from '../../src/repro/dated-index.js';
+import { shapeOf, type FactorContext } from '../../src/repro/factors.js';
+import { parseGoTestJson } from '../../src/repro/outcomes/go-json.js';
+import { parseJestJson } from '../../src/repro/outcomes/jest-json.js';
+import { parseJunitXml } from '../../src/repro/outcomes/junit.js';
+import { parseNodeTap } from '../../src/repro/outcomes/node-tap.js';
+import { detectRunner, withRunnerArgs } from '../../src/repro/outcomes/runners.js';
+import { readReferenceFile } from '../../src/repro/reference.js';
+import type { FactorId, RunRecord } from '../../src/repro/types.js';
+
+describe('repro outcome parsers', () => {
+  test('JUnit XML (pytest, Surefire, ctest): failure and error fail, skipped skips, nested suites', () => {
+    const xml = `<?xml version="1.0"?><testsuites><testsuite name="pytest">
+      <testcase classname="test_a" name="test_ok"/>
+      <testcase classname="test_a" name="test_bad"><failure message="x">boom</failure></testcase>
+      <testcase classname="test_a" name="test_err"><error message="y"/></testcase>
+      <testcase classname="test_a" name="test_skip"><skipped/></testcase>
+      <testsuite name="inner"><testcase name="lone"/></testsuite></testsuite></testsuites>`;
+    assert.deepEqual(parseJunitXml(xml), { 'test_a::test_ok': 'passed', 'test_a::test_bad': 'failed', 'test_a::test_err': 'failed', 'test_a::test_skip': 'skipped', lone: 'passed' });
+  });
+
+  test('Jest/Vitest JSON: ids relative to the project', () => {
+    const json = JSON.stringify({ testResults: [{ name: '/w/project/t/a.test.js', assertionResults: [{ fullName: 'a b', status: 'passed' }, { fullName: 'a c', status: 'failed' }, { fullName: 'a d', status: 'pending' }] }] });
+    assert.deepEqual(parseJestJson(json, '/w/project'), { 't/a.test.js › a b': 'passed', 't/a.test.js › a c': 'failed', 't/a.test.js › a d': 'skipped' });
+  });
+
+  test('node --test TAP: leaves of nested tests, SKIP directives', () => {
+    const tap = ['TAP version 13', '# Subtest: suite', '    # Subtest: inner', '    ok 1 - inner', '      ---', '      ...', '    # Subtest: other', '    not ok 2 - other', '    1..2', 'not ok 1 - suite', 'ok 2 - top # SKIP not here', 'ok 3 - plain', '1..3'].join('\n');
+    assert.deepEqual(parseNodeTap(tap), { 'suite > inner': 'passed', 'suite > other': 'failed', top: 'skipped', plain: 'passed' });
+  });
+
+  test('go test -json: the last verdict of each test, subtests, noise ignored', () => {
+    const lines = [
+      '{"Action":"run","Package":"m/p","Test":"TestA"}',
+      '{"Action":"pass","Package":"m/p","Test":"TestA"}',
+      '{"Action":"fail","Package":"m/p","Test":"TestB/sub"}',
+      '{"Action":"skip","Package":"m/p","Test":"TestC"}',
+      '{"Action":"pass","Package":"m/p"}',
+      'not json',
+    ];
+    assert.deepEqual(parseGoTestJson(lines.join('\n')), { 'm/p.TestA': 'passed', 'm/p.TestB/sub': 'failed', 'm/p.TestC': 'skipped' });
+  });
+});
+
+describe('repro runners in command lines', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'repro-runner-'));
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ scripts: { test: 'jest --ci' } }));
+
+  test('runners found directly, args at the end of the simple command that runs them', async () => {
+    const m = (await detectRunner('cd sub && go test ./... && echo done', dir))!;
+    assert.equal(m.runner, 'go-test');
+    assert.equal(withRunnerArgs('cd sub && go test ./... && echo done', m, ['-json']), 'cd sub && go test ./... -json && echo done');
+    assert.equal((await detectRunner('python -m pytest -q', dir))?.runner, 'pytest');
+    assert.equal((await detectRunner('node --test test/', dir))?.runner, 'node-test');
+    assert.equal((await detectRunner('mvn -q test', dir))?.runner, 'surefire');
+    assert.equal(await detectRunner('make check', dir), undefined);
+  });
+
+  test('npm test: the runner of the test script, args after --', async () => {
+    const m = (await detectRunner('npm test', dir))!;
+    assert.deepEqual([m.runner, m.viaScript], ['jest', true]);
+    assert.equal(withRunnerArgs('npm test', m, ['--json']), 'npm test -- --json');
+  });
+});
+
+describe('repro comparison, verdicts and attribution', () => {
+  test('differences: status and per-test changes, tests present on one side only', () => {
+    assert.deepEqual(differences({ status: 'pass', exitCode: 0, tests: { a: 'passed', b: 'passed' } }, { status: 'fail', exitCode: 1, tests: { a: 'failed', c: 'passed' } }), [
+      'status pass → fail',
+      'a: passed → failed',
+      'b: passed → absent',
+      'c: absent → passed',
+    ]);
+    assert.deepEqual(differences({ status: 'pass', exitCode: 0 }, { status: 'pass', exitCode: 0, tests: { a: 'passed' } }), []);
+  });
+
+  test('rate and verdict', () => {
+    assert.equal(verdictOf(reproductionRate([true, true])), 'reproducible');
+    assert.equal(verdictOf(reproductionRate([true, false, false])), 'flaky');
+    assert.equal(reproductionRate([true, false, false]), 1 / 3);
+    assert.equal(verdictOf(reproductionRate([false])), 'broken');
+    assert.equal(median([3, 1, 2, 10]), 2.5);
+  });
+
+  /** A project whose outcome changes exactly when every factor of `together` is varied. */
+  function project(together: FactorId[], unappliable: FactorId[] = []) {
+    const calls: FactorId[][] = [];
+    const run = async (varied: readonly FactorId[], role: RunRecord['role']): Promise<RunRecord> => {
+      calls.push([...varied]);
+      const applied = varied.filter((f) => !unappliable.includes(f));
+      const differs = together.length > 0 && together.every((f) => applied.includes(f));
+      return {
+        role,
+        variation: varied.map((f) => ({ factor: f, mode: 'varied' as const, value: `${f} varied`, applied: !unappliable.includes(f) })),
+        outcome: { status: differs ? 'fail' : 'pass', exitCode: differs ? 1 : 0 },
+        matches: !differs,
+        differences: differs ? ['status pass → fail'] : [],
+        durationMs: 1,
+        installMs: 1,
+      };
+    };
+    return { run, calls };
+  }
+
+  test('one factor at a time finds a single cause, with its category', async () => {
+    const p = project(['locale']);
+    const a = await attribute(['timezone', 'locale', 'umask'], 0, p.run);
+    assert.deepEqual(a.causes.map((c) => [c.factor, c.category]), [['locale', 'implicit-environment']]);
+    assert.deepEqual(p.calls, [[], ['timezone'], ['locale'], ['umask']]);
+  });
+
+  test('factors that act only together are narrowed to the smallest set', async () => {
+    const p = project(['timezone', 'clock']);
+    const a = await attribute(['timezone', 'locale', 'clock', 'umask'], 0, p.run);
+    assert.deepEqual(a.causes.map((c) => c.factor), ['timezone', 'clock']);
+    assert.match(a.causes[0]!.evidence, /only together \(timezone \+ clock\)/);
+  });
+
+  test('a control that differs: broken regardless; a factor that could not be applied is no cause', async () => {
+    const broken = await attribute(['locale'], 0, async (varied, role) => ({ ...(await project([]).run(varied, role)), matches: false, differences: ['status pass → fail'] }));
+    assert.deepEqual(broken.causes.map((c) => [c.factor, c.category]), [['unknown', 'other']]);
+    const p = project(['clock'], ['clock']);
+    assert.deepEqual((await attribute(['clock'], 0, p.run)).causes, []);
+  });
+});
+
+describe('repro factors', () => {
+  const ctx: FactorContext = { index: 0, referenceDate: new Date('2024-03-01T12:00:00Z'), now: new Date('2026-01-01T00:00:00Z'), runner: 'jest', datedResolution: { supported: true } };
+
+  test('varied and pinned values, each recorded', () => {
+    const shape = shapeOf(['timezone', 'test-order', 'clock'], ['locale', 'network', 'dependency-drift', 'timezone'], ctx);
+    assert.equal(shape.env.TZ, 'Pacific/Kiritimati');
+    assert.equal(shape.env.LANG, 'C.UTF-8');
+    assert.deepEqual(shape.runnerArgs, ['--randomize', '--seed=1000']);
+    assert.equal(shape.indexDate, '2024-03-01T12:00:00.000Z');
+    assert.equal(shape.network, false);
+    assert.equal(shape.clock?.faketime, '+1000d');
+    assert.equal(shape.clock?.expectMs, Date.parse('2026-01-01T00:00:00Z') + 1000 * 86_400_000);
+    assert.deepEqual(shape.settings.map((s) => `${s.factor}:${s.mode}`).sort(), ['clock:varied', 'dependency-drift:pinned', 'locale:pinned', 'network:pinned', 'test-order:varied', 'timezone:varied']);
+  });
+
+  test('the pinned clock starts at the reference date; a runner without a shuffle says so', () => {
+    assert.equal(shapeOf([], ['clock'], ctx).clock?.faketime, '@2024-03-01 12:00:00');
+    const order = shapeOf(['test-order'], [], { ...ctx, runner: 'node-test' }).settings[0]!;
+    assert.deepEqual([order.applied, order.note], [false, 'node --test has no shuffle in Node 18 and 20']);
+  });
+});
+
+describe('repro inputs', () => {
+  test('the dated index lists only files uploaded by the date, and refuses an index without upload times', () => {
+    const files = [
+      { filename: 'p-1.0.tar.gz', url: 'https://f/p-1.0.tar.gz', hashes: { sha256: 'aa' }, 'upload-time': '2020-01-01T00:00:00Z' },
+      { filename: 'p-2.0.tar.gz', url: 'https://f/p-2.0.tar.gz', 'requires-python': '>=3.8', 'upload-time': '2023-01-01T00:00:00Z' },
+    ];
+    const page = datedPage('p', files, new Date('2021-01-01'))!;
+    assert.match(page, /href="https:\/\/f\/p-1\.0\.tar\.gz#sha256=aa">p-1\.0\.tar\.gz</);
+    assert.doesNotMatch(page, /p-2\.0/);
+    assert.match(datedPage('p', files, new Date('2024-01-01'))!, /data-requires-python="&gt;=3\.8">p-2\.0/);
+    assert.equal(datedPage('p', [{ filename: 'x', url: 'u' }], new Date()), null);
+  });
+
+  test('reference files: bad JSON, missing date, bad status are clear errors', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'repro-refs-'));
+    const write = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    await assert.rejects(readReferenceFile(write('a.json', '{')), /is not JSON/);
+    await assert.rejects(readReferenceFile(write('b.json', '{"outcome":{"status":"pass"}}')), /has no "recordedAt"/);
+    await assert.rejects(readReferenceFile(write('c.json', '{"recordedAt":"2024-01-01","outcome":{"status":"ok"}}')), /"status" must be one of pass, fail/);
+    await assert.rejects(readReferenceFile(path.join(dir, 'none.json')), /no such file/);
+    const ok = await readReferenceFile(write('d.json', '{"reference":{"recordedAt":"2024-01-01","outcome":{"status":"fail","tests":{"t":"failed"}}}}'));
+    assert.deepEqual(ok.outcome, { status: 'fail', exitCode: null, tests: { t: 'failed' } });
+  });
+});
+
+describe('repro corpus figures', () => {
+  test('exact McNemar against the binomial by hand', async () => {
+    const { mcnemarExact } = await import('../../src/repro/corpus-stats.js');
+    // b = 5, c = 0: p = 2 · 0.5^5 = 0.0625; b = 3, c = 1: 2 · (1 + 4) / 16 = 0.625.
+    assert.equal(mcnemarExact(5, 0), 0.0625);
+    assert.ok(Math.abs(mcnemarExact(3, 1) - 0.625) < 1e-12);
+    assert.equal(mcnemarExact(0, 0), 1);
+    assert.equal(mcnemarExact(4, 4), 1);
+  });
+
+  test('the drift half-life recovers the one that generated the data, inside its interval', async () => {
+    const { driftHalfLife } = await import('../../src/repro/corpus-stats.js');
+    // Expected drift fraction at age t for a 47-day half-life: 1 − 2^(−t/47), laid out exactly over ages 1..400.
+    const obs = [];
+    for (let t = 1; t <= 400; t++) {
+      const p = 1 - 2 ** (-t / 47);
+      for (let j = 0; j < 10; j++) obs.push({ ageDays: t, drifted: j < Math.round(p * 10) });
+    }
+    const h = driftHalfLife(obs);
+    assert.ok(h.days !== null && Math.abs(h.days - 47) < 3, String(h.days));
+    assert.ok(h.ci![0] < h.days! && h.days! < h.ci![1]);
+    assert.equal(driftHalfLife([{ ageDays: 10, drifted: false }]).days, null);
+  });
+});
