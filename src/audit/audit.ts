@@ -1,4 +1,4 @@
-import type { DeclaredResult, Dependency, EcosystemId } from '../core/types.js';
+import type { DeclaredResult, EcosystemId } from '../core/types.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError, UsageError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { auditContext } from '../ecosystems/context.js';
@@ -10,13 +10,11 @@ import { detectEcosystem } from './detect.js';
 import { keepNamedFiles } from './kept-files.js';
 import { layer, measure, type Layers } from './measure.js';
 import { measureOverhead } from './overhead.js';
-import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit, type PhaseTimes, type RunOutcome } from './report.js';
+import type { AuditReport, PartialAudit, PhaseTimes, RunOutcome } from './report.js';
+import { assembleReport, auditOutputs } from './assemble.js';
 import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
-import { buildComponents, pathShower } from './components.js';
-import { buildFindings, type IgnoreLists } from './findings.js';
-import { locationsFromSources, type ManifestLocation } from '../ecosystems/outputs.js';
-import { TOOL_VERSION } from '../core/version.js';
+import type { IgnoreLists } from './findings.js';
 import { shellCommandLine } from '../core/shell.js';
 
 export interface AuditOptions {
@@ -120,22 +118,6 @@ async function entryPoint(module: EcosystemModule, ctx: AuditContext, install: I
     if (!command) throw err;
     return { ...module.userRun(command, ctx, install), reason: 'the run section of README.md' };
   }
-}
-
-/** What the outputs add to the audit is never worth failing it for: a failure becomes a note. */
-async function optional<T>(work: Promise<T> | undefined, what: string, notes: string[]): Promise<T | undefined> {
-  try {
-    return await work;
-  } catch (err) {
-    if (!(err instanceof EnvproofError)) throw err;
-    notes.push(`${what} could not be read: ${err.message}`);
-    return undefined;
-  }
-}
-
-/** Where each declaration is written: the ecosystem's editor knows; else the `file:line` of its source. */
-async function declarationLocations(module: EcosystemModule, projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
-  return module.manifestEditor ? module.manifestEditor.locate(projectDir, declared) : locationsFromSources(declared);
 }
 
 /** Adds each phase's wall time as the audit moves from one to the next. */
@@ -333,30 +315,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     const measured = measure(layers, module.id);
 
     opts.progress('reading package facts and static imports');
-    // The project's own distribution is no component of its SBOM (nor a note about its missing hash).
-    const ownless = { ...install, installed: withoutOwn(install.installed, own) };
-    const facts = attribution ? await optional(module.componentFacts?.(p.ctx, ownless, attribution), 'package facts for the SBOM', notes) : undefined;
-    const staticImports = attribution ? await optional(module.staticImports?.(p.ctx, install, attribution), 'static imports', notes) : undefined;
-    const tracedLayer = (layers.traced ?? []) as AttributionResult['traced'];
-    const components = buildComponents({
-      declared: layers.declared,
-      installed: layers.installed,
-      traced: tracedLayer,
-      ...(facts ? { facts } : {}),
-      showPath: pathShower(p.ctx.projectDir, p.ctx.envDir),
-    });
-    const isPinned = module.isPinned ?? ((d: Dependency) => d.version !== undefined);
-    const findings = buildFindings({
-      manifest: declared.manifest,
-      declared: layers.declared,
-      installed: layers.installed,
-      traced: tracedLayer,
-      gaps: measured.gaps,
-      unpinned: [...new Set(layers.declared.filter((d) => !isPinned(d)).map((d) => d.name))],
-      locations: await declarationLocations(module, p.projectDir, declared),
-      ...(staticImports ? { staticImports } : {}),
-      ...(opts.ignore ? { ignore: opts.ignore } : {}),
-    });
+    const outputs = await auditOutputs(p, layers, measured.gaps, attribution, opts.ignore);
     clock.lap('analysis');
     const first = runs[0]!;
     if (opts.overhead && first.started) {
@@ -366,31 +325,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       notes.push(...overhead.notes);
       clock.lap('overhead');
     }
-    const report: AuditReport = {
-      schemaVersion: AUDIT_SCHEMA_VERSION,
-      tool: { name: 'envproof', version: TOOL_VERSION },
-      project: p.projectDir,
-      ecosystem: module.id,
-      manifest: declared.manifest,
-      sandbox: p.sandboxInfo,
-      systemDependencies: sandbox.systemPackages.map(({ name, version }) => ({ name, version })),
-      otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
-      skipped: declared.skipped,
-      ownPackages: [...own].sort(),
-      buildTools: { declared: layer(declared.buildTools ?? []), found: layer(install.buildTools ?? []) },
-      ...measured,
-      run: first,
-      runs,
-      components,
-      componentNotes: facts?.notes ?? [],
-      ...(staticImports ? { staticImports: { method: staticImports.method, imports: staticImports.imports, notes: staticImports.notes } } : {}),
-      findings,
-      evidence,
-      install: { commands: install.commands, details: module.reportedDetails ? module.reportedDetails(install.details) : install.details },
-      notes,
-      phasesMs: phases,
-      ...(opts.keep ? { workDir: sandbox.hostWorkDir } : {}),
-    };
+    const report = assembleReport(p, { runs, layers, measured, evidence, outputs, phases, keep: opts.keep });
     clock.lap('analysis');
     report.phasesMs = { ...phases };
     return report;
