@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { drainQueue, queueStatus, retryDeadLetters, withQueue } from '../queue/client.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 export function registerQueue(program: Command, setExitCode: SetExitCode): void {

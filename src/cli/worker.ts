@@ -3,7 +3,7 @@ import { startWorker } from '../queue/worker.js';
 import { checkRedis } from '../queue/redis.js';
 import { redactUrl } from '../store/postgres-db.js';
 import { ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_ERROR } from './exit-codes.js';
 import { positiveInt } from './number-options.js';
 

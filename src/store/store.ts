@@ -4,16 +4,16 @@
  * `runs` table; `attempts` holds every round of envproof's own runs.
  */
 import { EnvproofError } from '../core/errors.js';
-import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
+import type { EcosystemId } from '../core/types.js';
+import { isEcosystemId } from '../ecosystems/index.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
-import type { TreeEntry, TreeSnapshot } from '../protocol/tree.js';
 import { evaluationFromRow, FINAL_EVALUATIONS, putEvaluation } from './evaluations.js';
 import { PostgresDatabase } from './postgres-db.js';
 import { ReproTables } from './repro-tables.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { insertNew, insertStatement, jsonOrNull, parseJson, type SqlDatabase, type SqlValue } from './sql.js';
 import { SqliteDatabase } from './sqlite-db.js';
-import type { AttemptRecord, BackendEvaluationRecord, RunKey, RunStatus, StoredRun, StoredTask } from './types.js';
+import type { AttemptRecord, BackendEvaluationRecord, RunKey, RunStatus, StoredRun, StoredTask, TreeEntry, TreeSnapshot } from './types.js';
 
 export const DEFAULT_STORE = 'envproof.db';
 
@@ -258,7 +258,7 @@ export class ResultsStore {
   private async selectRuns(where: string, ...params: string[]): Promise<StoredRun[]> {
     const rows = await this.db.all<RunRow>(`SELECT * FROM runs ${where} ORDER BY source, agent, language, task_id, trial`, params);
     return rows.map((row) => {
-      if (!(ECOSYSTEM_IDS as readonly string[]).includes(row.language)) {
+      if (!isEcosystemId(row.language)) {
         throw new EnvproofError(`${this.location}: run of unknown language ${row.language}`);
       }
       return fromRow(row);

@@ -183,6 +183,19 @@ describe('results store', () => {
     assert.deepEqual(tables.map((t) => t.name), ['notes']);
   });
 
+  it('version 5 keeps no fixed list of languages: a run of an unregistered one is refused when read, by name', async () => {
+    const file = path.join(dir, 'v5.db');
+    await (await ResultsStore.open(file)).close();
+    const db = new Database(file);
+    const runsSql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'runs'").get() as { sql: string }).sql;
+    assert.doesNotMatch(runsSql, /language\s+TEXT\s+NOT NULL CHECK/);
+    db.prepare(`INSERT INTO runs (source, agent, language, task_id, trial, is_primary, first_success, final_success, d1, d2, d3, updated_at) VALUES ('envproof', 'a', 'cobol', 'p_01', 1, 1, 1, 1, '[]', '[]', '[]', 'x')`).run();
+    db.close();
+    const store = await ResultsStore.open(file);
+    await assert.rejects(store.runs(), /run of unknown language cobol/);
+    await store.close();
+  });
+
   it('refuses a store written by a newer schema', async () => {
     const newer = path.join(dir, 'newer.db');
     const db = new Database(newer);

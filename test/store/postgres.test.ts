@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/schema.js';
 import { ddlFor } from '../../src/store/sql.js';
+import type { TreeEntry } from '../../src/store/types.js';
 import { ResultsStore } from '../../src/store/store.js';
 import { startFakeLlm } from '../agents/fake-llm.js';
 import { runCliAsync } from '../helpers/cli.js';
@@ -166,7 +167,7 @@ describe('the PostgreSQL results store', () => {
     const url = await createDatabase(server.url, 'bigtree');
     // 450 files (more than two inserts' worth), 300 distinct contents, a symlink.
     const blobs = new Map(Array.from({ length: 300 }, (_, i) => [`b${i}`, Buffer.from(`content ${i}`)]));
-    const entries = Array.from({ length: 450 }, (_, i) => ({ path: `src/f${String(i).padStart(3, '0')}.js`, kind: 'file' as const, executable: i % 7 === 0, blob: `b${i % 300}` }));
+    const entries: TreeEntry[] = Array.from({ length: 450 }, (_, i) => ({ path: `src/f${String(i).padStart(3, '0')}.js`, kind: 'file', executable: i % 7 === 0, blob: `b${i % 300}` }));
     entries.push({ path: 'src/link', kind: 'symlink', executable: false, blob: 'b1' });
     for (const spec of [file, url]) {
       const store = await ResultsStore.open(spec);
