@@ -22,6 +22,10 @@ export function registerWorker(program: Command, setExitCode: SetExitCode): void
       const log = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof worker: ${m}\n`);
       await checkRedis(o.queue);
       const store = await ResultsStore.open(o.store, { onConnection: log, reconnectSec: o.reconnectTimeout });
+      // The TypeScript compiler (which reads JavaScript projects' imports) is loaded on first use and takes seconds to
+      // compile: loaded now, before the first job, because a job's lock is not renewed while the event loop is busy,
+      // and a lapsed lock hands the job to a second worker.
+      await import('typescript');
       const worker = startWorker({ queueUrl: o.queue, store, concurrency: o.concurrency, lockSec: o.lockTimeout, log });
       let signals = 0;
       const onSignal = (signal: NodeJS.Signals) => {

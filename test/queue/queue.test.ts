@@ -98,7 +98,7 @@ describe('envproof run --queue with workers', () => {
   test('three workers, one killed with SIGKILL mid-run and another started: the run resumes after its last attempt', async () => {
     const queue = `${redis.url}/2`;
     const store = await createDatabase(postgres.url, 'killed');
-    const workers = [1, 2, 3].map(() => startWorker(queue, store, '--lock-timeout', '3'));
+    const workers = [1, 2, 3].map(() => startWorker(queue, store, '--lock-timeout', '5'));
     const run = runCliAsync(['run', ...WORKLOAD, '--queue', queue, '--wait']);
     // p_02's first attempt fails and is recorded; its repair round takes 3 s: kill its worker there.
     let victim: WorkerProcess | undefined;
@@ -110,7 +110,7 @@ describe('envproof run --queue with workers', () => {
     await victim!.exited;
     const [before] = (await readStore(store)).filter((e) => e.run.taskId === 'p_02');
     assert.equal(before!.run.status, 'running');
-    const fourth = startWorker(queue, store, '--lock-timeout', '3');
+    const fourth = startWorker(queue, store, '--lock-timeout', '5');
 
     const r = await run;
     assert.equal(r.status, 0, r.stderr);
