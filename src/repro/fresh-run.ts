@@ -5,6 +5,7 @@ import { EnvproofError, InfrastructureError, StepFailedError, UsageError } from 
 import { shellQuote } from '../core/shell.js';
 import { whyNotStarted } from '../audit/run-start.js';
 import { createWorkDir, removeWorkDir } from '../audit/workspace.js';
+import { auditContext } from '../ecosystems/context.js';
 import type { AuditContext } from '../ecosystems/types.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
 import { isolatedEnvironment } from '../sandbox/environment.js';
@@ -136,13 +137,7 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
     }).catch((err: unknown) => {
       throw err instanceof EnvproofError && !(err instanceof UsageError) ? new InfrastructureError(err.message, err.hint, err.details) : err;
     });
-    const ctx: AuditContext = {
-      sandbox,
-      projectDir: path.posix.join(sandbox.workDir, 'project'),
-      envDir: path.posix.join(sandbox.workDir, 'env'),
-      timeoutMs: setup.timeoutMs,
-      progress: setup.progress,
-    };
+    const ctx = auditContext(sandbox, { timeoutMs: setup.timeoutMs, progress: setup.progress });
     const plain = decide({});
     const started = performance.now();
     let install;
@@ -192,7 +187,7 @@ async function pytestFacts(setup: RunSetup, ctx: AuditContext, install: Paramete
 /** Runs the runtime's clock probe under the run's libfaketime settings; marks the clock not applied when it did not move. */
 async function checkClock(kind: ProjectKind, ctx: AuditContext, shape: RunShape, exec: ReturnType<typeof shapedExec>): Promise<void> {
   const clock = shape.clock!;
-  const choice = kind.run(await kind.clockProbe(ctx), ctx, { installed: [], commands: [], durationMs: 0 });
+  const choice = kind.run(await kind.clockProbe(ctx), ctx, { installed: [], details: undefined, commands: [], durationMs: 0 });
   const seen = probedMs(await exec(choice.argv));
   const setting = shape.settings.find((s) => s.factor === 'clock');
   if (!setting) return;

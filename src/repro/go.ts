@@ -26,12 +26,12 @@ export async function goRequires(hostProject: string): Promise<boolean> {
 export async function goInstall(ctx: AuditContext): Promise<InstallResult> {
   const started = performance.now();
   const hostProject = ctx.sandbox.toHost(ctx.projectDir) ?? ctx.projectDir;
-  if (!(await goRequires(hostProject))) return { installed: [], commands: [], durationMs: 0 };
+  if (!(await goRequires(hostProject))) return { installed: [], details: undefined, commands: [], durationMs: 0 };
   const r = await ctx.sandbox.exec({ argv: ['go', 'mod', 'download'], cwd: ctx.projectDir, env: goEnv(ctx), timeoutMs: 15 * 60_000, network: true });
   if (r.exitCode !== 0) {
     throw new StepFailedError('install', 'other', `go mod download failed${r.spawnError ? `: ${r.spawnError}` : ''}`, tail(`${r.stdout}\n${r.stderr}`));
   }
-  return { installed: [], commands: ['go mod download'], durationMs: performance.now() - started };
+  return { installed: [], details: undefined, commands: ['go mod download'], durationMs: performance.now() - started };
 }
 
 export function goRun(command: string, ctx: AuditContext): RunChoice {

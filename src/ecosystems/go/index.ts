@@ -15,9 +15,7 @@ import { goManifestEditor } from './manifest-edit.js';
 import { goStaticImports } from './static-imports.js';
 
 export const goEcosystem: EcosystemModule = {
-  id: 'go',
-  displayName: goFacts.displayName,
-  manifestFiles: goFacts.manifestFiles,
+  ...goFacts,
   extractDeclared: extractGoDeclared,
   install: goInstall,
   build: goBuild,
