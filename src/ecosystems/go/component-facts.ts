@@ -7,7 +7,6 @@
 import path from 'node:path';
 import { readIfExists } from '../../core/fs.js';
 import type { Dependency } from '../../core/types.js';
-import { hostProjectDir } from '../javascript/host-path.js';
 import { componentKey, type ComponentFact, type ComponentFacts, type PurlParts } from '../outputs.js';
 import type { AuditContext, InstallResult } from '../types.js';
 import { moduleGraph, type ModuleGraph } from './graph.js';
@@ -63,6 +62,6 @@ export function moduleFacts(installed: readonly Dependency[], modules: readonly 
 }
 
 export async function goComponentFacts(ctx: AuditContext, install: InstallResult): Promise<ComponentFacts> {
-  const [modules, graph, sumText] = await Promise.all([listModules(ctx), moduleGraph(ctx), readIfExists(path.join(hostProjectDir(ctx), GO_SUM))]);
+  const [modules, graph, sumText] = await Promise.all([listModules(ctx), moduleGraph(ctx), readIfExists(path.join(ctx.host.projectDir, GO_SUM))]);
   return moduleFacts(install.installed, modules, graph, sumText);
 }

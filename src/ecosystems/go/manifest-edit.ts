@@ -13,7 +13,6 @@ import path from 'node:path';
 import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { DeclaredResult, Dependency } from '../../core/types.js';
-import { hostProjectDir } from '../javascript/host-path.js';
 import { locationsFromSources, sourceLocation, type EditOutcome, type ManifestEdit, type ManifestEditor, type ManifestLocation } from '../outputs.js';
 import { EditSession, appendLine, eolOf, indentAt, nextLineStart, offsetOfLine, type TextEdit } from '../text-edits.js';
 import type { AuditContext } from '../types.js';
@@ -155,7 +154,7 @@ export const goManifestEditor: ManifestEditor = {
    * module versions no longer in the graph are dropped, the rest of go.sum keeps its bytes. go.mod is not copied back.
    */
   async refresh(ctx: AuditContext): Promise<string[]> {
-    const sumFile = path.join(hostProjectDir(ctx), GO_SUM);
+    const sumFile = path.join(ctx.host.projectDir, GO_SUM);
     if (!existsSync(sumFile)) return [];
     ctx.progress('go mod graph; go list -e -deps -test ./... (bringing go.sum up to date)');
     const graph = await moduleGraph(ctx);

@@ -6,7 +6,6 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { hostProjectDir } from '../javascript/host-path.js';
 import type { StaticImports } from '../outputs.js';
 import { lineNumber } from '../text-edits.js';
 import type { AuditContext, InstallResult } from '../types.js';
@@ -99,7 +98,7 @@ export async function scanGoImports(projectDir: string, modules: readonly string
 }
 
 export async function goStaticImports(ctx: AuditContext, install: InstallResult): Promise<StaticImports> {
-  const dir = hostProjectDir(ctx);
+  const dir = ctx.host.projectDir;
   const mod = await readGoMod(dir);
   const own = new Set([mod.module, ...(install.own ?? [])]);
   return scanGoImports(dir, [...install.installed.map((d) => d.name), ...mod.require.map((r) => r.path)], own);
