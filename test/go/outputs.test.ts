@@ -98,11 +98,13 @@ describe('go.mod edits', () => {
     const refused = await edit('module m\nrequire a.example/x v1.0.0\n', () => [
       { kind: 'add', name: 'a.example/x', version: 'v1.1.0' },
       { kind: 'add', name: 'b.example/y', version: 'v1.0.0', id: 'b.example/y => c.example/y v1.0.0' },
+      { kind: 'add', name: 'z', version: '1.2.13', id: 'zlib1g' }, // a cgo program's libz.so.1
     ]);
     assert.equal(refused.after, 'module m\nrequire a.example/x v1.0.0\n');
-    assert.equal(refused.refused.length, 2);
+    assert.equal(refused.refused.length, 3);
     assert.match(refused.refused[0]!, /go\.mod:2 requires it already/);
     assert.match(refused.refused[1]!, /replaced/);
+    assert.match(refused.refused[2]!, /no module version: a system library \(zlib1g\)/);
   });
 });
 
