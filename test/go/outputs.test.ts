@@ -127,7 +127,7 @@ describe('go.sum and the requirement graph', () => {
     assert.equal(pruneGoSum(sum, new Set(['rsc.io/sampler@v1.3.0'])), `${lines[2]}\n${lines[3]}\n`);
   });
 
-  it('gives purls of the code used, go.sum as properties, and edges to the selected versions', () => {
+  it('gives purls of the code used (Debian\'s for a cgo library), go.sum as properties, and edges to the selected versions', () => {
     const graph = parseModuleGraph(
       ['example.com/m rsc.io/quote@v1.5.2', 'example.com/m go@1.22', 'rsc.io/quote@v1.5.2 rsc.io/sampler@v1.2.0', 'rsc.io/sampler@v1.2.0 golang.org/x/text@v0.3.0', ''].join('\n'),
     );
@@ -141,8 +141,10 @@ describe('go.sum and the requirement graph', () => {
       { Path: 'rsc.io/sampler', Version: 'v1.3.0' },
       { Path: 'github.com/pkg/errors', Version: 'v0.9.1' },
     ];
-    const facts = moduleFacts(installed, modules, graph, sum);
-    const [quote, sampler, errors] = facts.components;
+    const libz = { name: 'z', version: '1.2.13', id: 'zlib1g', systemVersion: '1:1.2.13.dfsg-1', files: ['/usr/lib/x86_64-linux-gnu/libz.so.1'] };
+    const facts = moduleFacts(installed, modules, graph, sum, [libz]);
+    const [quote, sampler, errors, z] = facts.components;
+    assert.deepEqual(z!.purl, { type: 'deb', namespace: 'debian', name: 'zlib1g', version: '1:1.2.13.dfsg-1', qualifiers: { arch: 'amd64' } }, 'a cgo library by its Debian package');
     assert.deepEqual(quote!.purl, { type: 'golang', namespace: 'example.org', name: 'quote', version: 'v1.5.3' });
     assert.deepEqual(quote!.dependsOn, ['rsc.io/sampler@v1.3.0'], 'the edge goes to the selected version');
     assert.equal(quote!.properties, undefined, 'go.sum has no line of the replacement');

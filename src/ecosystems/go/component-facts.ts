@@ -2,13 +2,15 @@
  * SBOM facts of a Go module: each module of the build list with its package URL (`pkg:golang/<module path>@<version>`,
  * of the module whose code was used: the replacement when one replaces it), its go.sum hashes, and the requirement
  * graph of `go mod graph` (edges to the versions minimal version selection chose). go.sum's `h1:` hashes are no
- * file hashes (gosum.ts), so they are carried as properties, not as CycloneDX hashes (docs/sbom.md).
+ * file hashes (gosum.ts), so they are carried as properties, not as CycloneDX hashes (docs/sbom.md). A shared
+ * library a cgo program loaded is named by its Debian package (`pkg:deb/debian/…`), as for C++.
  */
 import path from 'node:path';
 import { readIfExists } from '../../core/fs.js';
 import type { Dependency } from '../../core/types.js';
+import { debianPurl } from '../cpp/dpkg.js';
 import { componentKey, type ComponentFact, type ComponentFacts, type PurlParts } from '../outputs.js';
-import type { AuditContext, InstallResult } from '../types.js';
+import type { AttributionResult, AuditContext, InstallResult, TracedDependency } from '../types.js';
 import { moduleGraph, type ModuleGraph } from './graph.js';
 import { GO_SUM, readGoSum, type ModuleSums } from './gosum.js';
 import { listModules } from './install.js';
@@ -30,7 +32,17 @@ function sumProperties(sums: ModuleSums | undefined): Record<string, string> {
   return { ...(sums?.module ? { 'go.sum': sums.module } : {}), ...(sums?.goMod ? { 'go.sum/go.mod': sums.goMod } : {}) };
 }
 
-export function moduleFacts(installed: readonly Dependency[], modules: readonly GoModule[], graph: ModuleGraph, sumText: string | undefined): ComponentFacts {
+/**
+ * `installed` is D2, `modules` the build list as the go command printed it, `libraries` the shared libraries the run
+ * loaded (cgo), named by their Debian packages as C++ names them.
+ */
+export function moduleFacts(
+  installed: readonly Dependency[],
+  modules: readonly GoModule[],
+  graph: ModuleGraph,
+  sumText: string | undefined,
+  libraries: readonly TracedDependency[] = [],
+): ComponentFacts {
   const sums = readGoSum(sumText ?? '');
   const byPath = new Map(modules.map((m) => [m.Path, m] as const));
   const keyOf = (m: GoModule) => componentKey(moduleDependency(m, ''));
@@ -55,13 +67,17 @@ export function moduleFacts(installed: readonly Dependency[], modules: readonly 
       dependsOn: [...new Set(dependsOn)],
     });
   }
+  for (const lib of libraries) {
+    const version = lib.systemVersion ?? lib.version;
+    if (lib.id) components.push({ name: lib.name, ...(lib.version ? { version: lib.version } : {}), purl: debianPurl({ name: lib.id, ...(version ? { version } : {}) }), hashes: [], dependsOn: [] });
+  }
   const notes: string[] = [];
   if (sumText === undefined) notes.push('there is no go.sum after the build: no checksums');
   else if (noCode.length) notes.push(`go.sum has only the go.mod checksum of ${noCode.join(', ')}: no build needed their code`);
   return { components, notes };
 }
 
-export async function goComponentFacts(ctx: AuditContext, install: InstallResult): Promise<ComponentFacts> {
+export async function goComponentFacts(ctx: AuditContext, install: InstallResult, attribution: AttributionResult): Promise<ComponentFacts> {
   const [modules, graph, sumText] = await Promise.all([listModules(ctx), moduleGraph(ctx), readIfExists(path.join(ctx.host.projectDir, GO_SUM))]);
-  return moduleFacts(install.installed, modules, graph, sumText);
+  return moduleFacts(install.installed, modules, graph, sumText, attribution.alternatives?.sharedLibraries);
 }
