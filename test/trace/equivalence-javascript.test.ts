@@ -4,11 +4,10 @@ import { describeEquivalence } from './equivalence.js';
 describeEquivalence({
   ecosystem: 'javascript',
   fixtures: path.join(import.meta.dirname, '..', 'javascript', 'fixtures'),
-  traced: ['chalk-hidden', 'link-script', 'nested-versions', 'scoped-dev'],
+  traced: ['chalk-hidden', 'link-script', 'nested-versions', 'scoped-dev', 'workspaces'],
   untraced: {
     ...Object.fromEntries(
       ['fail-install-script', 'fail-native-build', 'fail-network', 'fail-no-matching-version', 'fail-no-such-package'].map((f) => [f, 'npm install fails, on purpose']),
     ),
-    workspaces: "not yet in this comparison: issue 10's audit tests trace it with the default tracer",
   },
 });

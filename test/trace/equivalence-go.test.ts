@@ -1,0 +1,13 @@
+import path from 'node:path';
+import { describeEquivalence } from './equivalence.js';
+
+describeEquivalence({
+  ecosystem: 'go',
+  fixtures: path.join(import.meta.dirname, '..', 'go', 'fixtures'),
+  traced: ['cgo-zlib', 'modules'],
+  untraced: {
+    'no-such-module': 'go mod download fails: the proxy has no such module',
+    'syntax-error': 'it does not compile',
+    'too-new': "its go line is newer than the environment's toolchain",
+  },
+});
