@@ -3,9 +3,10 @@ import { describeEquivalence } from './equivalence.js';
 
 describeEquivalence({
   ecosystem: 'java',
-  fixtures: path.join(import.meta.dirname, '..', 'java', 'fixtures'),
+  fixtures: path.join(import.meta.dirname, '..', 'ecosystems', 'java', 'fixtures'),
   traced: ['crash', 'gson-jackson', 'parent-bom', 'reactor', 'shaded'],
   untraced: {
+    contract: 'the contract test\'s manifest, read for D1 only: there is nothing to run',
     'bad-entities': 'pom.xml is refused before any build',
     'bad-malformed': 'pom.xml is refused before any build',
     'bad-xxe': 'pom.xml is refused before any build',
