@@ -6,7 +6,7 @@
  */
 import { cppEcosystem } from '../src/ecosystems/cpp/index.js';
 import { traceRun } from '../src/trace/index.js';
-import { fixtureContext, removeTempDirs } from '../test/cpp/helpers.js';
+import { fixtureContext, removeTempDirs } from '../test/ecosystems/cpp/helpers.js';
 
 const RUNS = 7;
 

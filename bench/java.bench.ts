@@ -1,5 +1,5 @@
 /**
- * Cost of tracing a Java run: the gson/jackson fixture (test/java/fixtures/gson-jackson) is installed and built
+ * Cost of tracing a Java run: the gson/jackson fixture (test/ecosystems/java/fixtures/gson-jackson) is installed and built
  * once, then its default command is run, interleaved, with and without tracing (the default tracer, see
  * tracers.bench.ts for both side by side) and with and without the
  * class-load log (-Xlog:class+load). Ratios are of medians over RUNS runs each; on a busy machine compare the minima too.

@@ -74,9 +74,10 @@ function pythonProgram(name: string, code: string): string {
 
 const CASES: Case[] = [
   { name: 'python: py-pandas', ecosystem: 'python', dir: path.join(TEST, 'audit/fixtures/py-pandas'), goal: 'fixture' },
-  { name: 'javascript: chalk-hidden', ecosystem: 'javascript', dir: path.join(TEST, 'javascript/fixtures/chalk-hidden'), goal: 'fixture' },
-  { name: 'java: gson-jackson', ecosystem: 'java', dir: path.join(TEST, 'java/fixtures/gson-jackson'), goal: 'fixture' },
-  { name: 'cpp: zlib-json (the tiny C++ case)', ecosystem: 'cpp', dir: path.join(TEST, 'cpp/fixtures/zlib-json'), goal: 'fixture' },
+  { name: 'javascript: chalk-hidden', ecosystem: 'javascript', dir: path.join(TEST, 'ecosystems/javascript/fixtures/chalk-hidden'), goal: 'fixture' },
+  { name: 'java: gson-jackson', ecosystem: 'java', dir: path.join(TEST, 'ecosystems/java/fixtures/gson-jackson'), goal: 'fixture' },
+  { name: 'cpp: zlib-json (the tiny C++ case)', ecosystem: 'cpp', dir: path.join(TEST, 'ecosystems/cpp/fixtures/zlib-json'), goal: 'fixture' },
+  { name: 'go: modules', ecosystem: 'go', dir: path.join(TEST, 'ecosystems/go/fixtures/modules'), goal: 'fixture' },
   { name: 'python: stdlib + 400 files', ecosystem: 'python', dir: pythonProgram('stdlib', STDLIB_AND_FILES), goal: 'open-heavy' },
   { name: 'python: 20,000 opens', ecosystem: 'python', dir: pythonProgram('opens', OPENS_ONLY), goal: 'open-heavy' },
 ];

@@ -6,9 +6,9 @@ cd "$(dirname "$0")/.."
 need_apt=()
 want() { command -v "$1" >/dev/null 2>&1 || need_apt+=("$2"); }
 want strace strace
-want chromium chromium  # headless browser for the HTML report test (test/report-html)
+want chromium chromium  # headless browser for the HTML report test (test/report/html)
 
-# C++ tests (test/cpp): CMake, a C++ compiler, git for local FetchContent sources, zlib, nlohmann_json and brotli
+# C++ tests (test/ecosystems/cpp): CMake, a C++ compiler, git for local FetchContent sources, zlib, nlohmann_json and brotli
 # headers, pkg-config. libcurl's -dev package is deliberately NOT installed: the missing-library fixture
 # needs find_package(CURL REQUIRED) to fail.
 want_deb() { dpkg-query -W -f '${Status}' "$1" 2>/dev/null | grep -q 'ok installed' || need_apt+=("$1"); }
@@ -19,9 +19,9 @@ want git git
 want_deb zlib1g-dev
 want_deb nlohmann-json3-dev
 want_deb pkg-config
-# Brotli's decoder and encoder, two CMake packages from one Debian package (test/cpp/shared-package.test.ts).
+# Brotli's decoder and encoder, two CMake packages from one Debian package (test/ecosystems/cpp/shared-package.test.ts).
 want_deb libbrotli-dev
-# Java tests (test/java): a JDK (javac, java) and Maven; Maven Central is reached through the package caches.
+# Java tests (test/ecosystems/java): a JDK (javac, java) and Maven; Maven Central is reached through the package caches.
 want javac openjdk-17-jdk-headless
 want mvn maven
 # The results store's better-sqlite3 is compiled by node-gyp (no prebuilt download here): Python, make, g++.
@@ -70,7 +70,7 @@ echo "setup: installing npm dependencies"
 npm ci --no-audit --no-fund --loglevel=error
 npm run --silent build
 
-# Go tests (test/go): a go command new enough for the fixtures' go lines (1.22). Where there is none, the toolchain
+# Go tests (test/ecosystems/go): a go command new enough for the fixtures' go lines (1.22). Where there is none, the toolchain
 # of envproof's Go environment is installed the way the environment gets it: from the module proxy, checksum
 # verified, into /usr/local/go with go and gofmt linked into /usr/local/bin (src/ecosystems/go/toolchain.ts).
 if ! command -v go >/dev/null 2>&1 || ! go env GOVERSION | grep -Eq '^go1\.(2[2-9]|[3-9][0-9])'; then

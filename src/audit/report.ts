@@ -84,6 +84,8 @@ export interface ComponentEntry {
   /** The hashes the package manager gives for it; empty when it gives none. */
   hashes: ComponentHash[];
   hashSource?: string;
+  /** Checksums that are no file hash (Go's go.sum `h1:`), by name: the SBOM's `envproof:<name>` properties. */
+  properties?: Record<string, string>;
   /** `name@version` keys of the components it depends on (the package manager's graph). */
   dependsOn: string[];
   /** The project depends on it directly: in the package manager's graph, else declared. */

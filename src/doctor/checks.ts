@@ -1,5 +1,5 @@
 import { runProcess } from '../core/process.js';
-import type { DoctorCheck } from '../ecosystems/facts.js';
+import { APT_INSTALL, type DoctorCheck } from '../ecosystems/facts.js';
 import { ecosystems } from '../ecosystems/index.js';
 
 export interface Check {
@@ -13,9 +13,7 @@ export interface Check {
   optional?: boolean;
 }
 
-const APT = 'apt-get update && apt-get install -y';
-
-const STRACE: DoctorCheck = { name: 'strace', argv: ['strace', '-V'], version: /version (\S+)/, fix: `${APT} strace` };
+const STRACE: DoctorCheck = { name: 'strace', argv: ['strace', '-V'], version: /version (\S+)/, fix: `${APT_INSTALL} strace` };
 
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C.UTF-8' };
 
@@ -29,7 +27,7 @@ async function toolCheck(t: DoctorCheck): Promise<Check> {
 /** Can this process trace a child? (ptrace may be forbidden by Yama, seccomp or a container profile.) */
 export async function ptraceCheck(): Promise<Check> {
   const r = await runProcess(['strace', '-f', '-qq', '-e', 'trace=none', 'true'], { env: ENV, timeoutMs: 30_000 });
-  if (r.spawnError) return { name: 'ptrace permitted', ok: false, detail: 'strace is not installed', fix: `${APT} strace` };
+  if (r.spawnError) return { name: 'ptrace permitted', ok: false, detail: 'strace is not installed', fix: `${APT_INSTALL} strace` };
   if (r.exitCode === 0) return { name: 'ptrace permitted', ok: true, detail: 'strace can trace a child process' };
   return {
     name: 'ptrace permitted',
@@ -43,7 +41,7 @@ async function seccompCheck(): Promise<Check> {
   const r = await runProcess(['strace', '-f', '--seccomp-bpf', '-qq', '-e', 'trace=openat', '-o', '/dev/null', 'true'], { env: ENV, timeoutMs: 30_000 });
   return r.exitCode === 0
     ? { name: 'strace --seccomp-bpf', ok: true, detail: 'supported (faster tracing)' }
-    : { name: 'strace --seccomp-bpf', ok: false, detail: 'not supported: tracing works but is slower', fix: `${APT} strace (version 5.3 or later)` };
+    : { name: 'strace --seccomp-bpf', ok: false, detail: 'not supported: tracing works but is slower', fix: `${APT_INSTALL} strace (version 5.3 or later)` };
 }
 
 export async function runDoctor(): Promise<Check[]> {

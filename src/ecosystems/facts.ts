@@ -25,6 +25,9 @@ export interface RecipeProvision {
   install(rootDir: string, progress: (message: string) => void): Promise<void>;
 }
 
+/** How a doctor check's `fix` installs a Debian package. */
+export const APT_INSTALL = 'apt-get update && apt-get install -y';
+
 /** One tool `envproof doctor` looks for on this machine. */
 export interface DoctorCheck {
   name: string;

@@ -31,6 +31,11 @@ export interface ComponentFact {
   hashes: ComponentHash[];
   /** Where the hashes were read (e.g. "pip install report", "package-lock.json integrity"). */
   hashSource?: string;
+  /**
+   * Checksums the package manager gives that are no hash of a file (Go's go.sum `h1:` dirhashes), by name; the SBOM
+   * writes each as the property `envproof:<name>`.
+   */
+  properties?: Record<string, string>;
   /** The packages it depends on, as `name@version` keys of other installed packages. */
   dependsOn: string[];
 }

@@ -33,6 +33,7 @@ function component(c: ComponentEntry): Models.Component {
       property('loaded', c.loaded),
       ...(c.id ? [property('id', c.id)] : []),
       ...(c.hashSource ? [property('hashSource', c.hashSource)] : []),
+      ...Object.entries(c.properties ?? {}).map(([name, value]) => property(name, value)),
     ]),
   });
 }

@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chown, copyFile, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { sandboxUid } from './environment.js';
+import { sandboxUid } from './uid.js';
 
 /** Regular files under `dir`, as paths relative to it; symlinks, whiteouts and other special files are left out. */
 export async function layerFiles(dir: string): Promise<string[]> {

@@ -9,7 +9,7 @@ import { ContainerSandbox } from './container.js';
 import { checkEngine, engineSetup } from './engine.js';
 import { ensureImage, type ImageBase } from './images.js';
 import { HostSandbox } from './host.js';
-import { sandboxUid } from './environment.js';
+import { sandboxUid } from './uid.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './limits.js';
 import { bwrapWorks } from './probe.js';
 import { commandExists, ensureEnvironment, environmentDirs, MARKER_FILE, normaliseSystemPackages, rootfsRoot } from './rootfs.js';

@@ -1,6 +1,6 @@
 /**
  * The contract every registered ecosystem module keeps (docs/ecosystems.md), checked on each one's shared fixture:
- * test/ecosystems/fixtures/<id>/ holds a small project and contract.json with what the module must make of it
+ * test/ecosystems/<id>/fixtures/contract/ holds a small project and contract.json with what the module must make of it
  * (D1 and its skip reasons), failure messages of its tools with their class, paper names with their normal form,
  * and README setup commands. Registering a module without a fixture fails here.
  */
@@ -15,7 +15,7 @@ import { ecosystems, skippedDirs } from '../../src/ecosystems/index.js';
 import { runCommandFromReadme } from '../../src/audit/readme-run.js';
 import { classifyRunFailure, classifyStepFailure } from '../../src/protocol/classify.js';
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PATTERN_CLASSES: readonly FailurePattern['class'][] = ['missing-dependency', 'missing-system-library', 'build-configuration', 'code-bug'];
 
 interface Contract {
@@ -41,7 +41,7 @@ describe('the ecosystem registry', () => {
 
 for (const module of ecosystems()) {
   describe(`the ${module.id} ecosystem module`, () => {
-    const dir = path.join(FIXTURES, module.id);
+    const dir = path.join(HERE, module.id, 'fixtures', 'contract');
     const contractFile = path.join(dir, 'contract.json');
 
     it('has a contract fixture', () => {

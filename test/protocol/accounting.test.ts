@@ -171,7 +171,7 @@ describe('restarts, unknown manifests, sandbox and attribution of envproof run',
   test('--java-attribution opened: D3 is the jars the JVM opened, as in the paper', async () => {
     // The gson/jackson fixture declares commons-lang3 first and never uses it: opened, never loaded from.
     const replay = mkdtempSync(path.join(os.tmpdir(), 'envproof-replay-'));
-    cpSync(path.join(import.meta.dirname, '..', 'java', 'fixtures', 'gson-jackson'), path.join(replay, 'p_01', 'java', '0'), { recursive: true });
+    cpSync(path.join(import.meta.dirname, '..', 'ecosystems', 'java', 'fixtures', 'gson-jackson'), path.join(replay, 'p_01', 'java', '0'), { recursive: true });
     const r = await run(`replay:${replay}`, 'java', ['--java-attribution', 'opened', '--timeout', '180']);
     assert.equal(r.status, 0, r.stdout + r.stderr);
     const [{ run: stored }] = (await readStore(r.store)) as [StoreEntry];

@@ -13,7 +13,7 @@ describe('envproof env', () => {
     const r = runCli(['env', 'build', 'ruby']);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /unknown language "ruby"/);
-    assert.match(r.stderr, /python, javascript, java, cpp, go, all/);
+    assert.match(r.stderr, /python, java, javascript, cpp, go, all/);
   });
 
   it('doctor names each missing tool with the command that installs it, and exits 1', () => {
@@ -33,8 +33,8 @@ describe('envproof env', () => {
     const rows = JSON.parse(r.stdout) as { language: string; status: string; sizeBytes: number }[];
     assert.deepEqual(rows.map((x) => [x.language, x.status, x.sizeBytes]), [
       ['python', 'missing', 0],
-      ['javascript', 'missing', 0],
       ['java', 'missing', 0],
+      ['javascript', 'missing', 0],
       ['cpp', 'missing', 0],
       ['go', 'missing', 0],
     ]);

@@ -6,7 +6,7 @@ import { sandboxPathsIn } from '../../src/audit/kept-files.js';
 import { runCli } from '../helpers/cli.js';
 import { buildEnvironment } from './helpers.js';
 
-const INSTALL_FAILS = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'javascript', 'fixtures', 'fail-install-script');
+const INSTALL_FAILS = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'ecosystems', 'javascript', 'fixtures', 'fail-install-script');
 
 describe('paths in messages the user can open', () => {
   before(() => buildEnvironment('javascript'));

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { after } from 'node:test';
-import { FIXTURES, fixtureContext, localGitRepo, localTarball, removeTempDirs } from '../cpp/helpers.js';
+import { FIXTURES, fixtureContext, localGitRepo, localTarball, removeTempDirs } from '../ecosystems/cpp/helpers.js';
 import { describeEquivalence } from './equivalence.js';
 
 after(removeTempDirs);
@@ -10,6 +10,7 @@ describeEquivalence({
   fixtures: FIXTURES,
   traced: ['brotli-codec', 'crash', 'fetch', 'fetch-shared', 'pkgconfig', 'zlib-json'],
   untraced: {
+    contract: 'the contract test\'s manifest, read for D1 only: there is nothing to run',
     'bad-parens': 'CMakeLists.txt does not parse',
     'build-fails': 'it does not compile',
     declared: 'a fixture of the CMakeLists.txt reader, without an executable',
@@ -21,7 +22,7 @@ describeEquivalence({
     'shout-lib': 'a library the fetch fixture fetches',
     'hello-shared-lib': 'a library the fetch-shared fixture fetches',
   },
-  // The FetchContent fixtures fetch from local repositories made here, as test/cpp does.
+  // The FetchContent fixtures fetch from local repositories made here, as test/ecosystems/cpp does.
   async source(fixture) {
     if (fixture === 'fetch') {
       const shout = await localGitRepo('shout-lib', 'v0.1');

@@ -3,12 +3,12 @@ import { describeEquivalence } from './equivalence.js';
 
 describeEquivalence({
   ecosystem: 'javascript',
-  fixtures: path.join(import.meta.dirname, '..', 'javascript', 'fixtures'),
-  traced: ['chalk-hidden', 'link-script', 'nested-versions', 'scoped-dev'],
+  fixtures: path.join(import.meta.dirname, '..', 'ecosystems', 'javascript', 'fixtures'),
+  traced: ['chalk-hidden', 'link-script', 'nested-versions', 'scoped-dev', 'workspaces'],
   untraced: {
+    contract: 'the contract test\'s manifest, read for D1 only: there is nothing to run',
     ...Object.fromEntries(
       ['fail-install-script', 'fail-native-build', 'fail-network', 'fail-no-matching-version', 'fail-no-such-package'].map((f) => [f, 'npm install fails, on purpose']),
     ),
-    workspaces: "not yet in this comparison: issue 10's audit tests trace it with the default tracer",
   },
 });

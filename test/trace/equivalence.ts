@@ -24,6 +24,8 @@ export interface EquivalenceOptions {
   /** Per fixture, the directory to audit when it is not the fixture itself (placeholders filled in). */
   source?: (fixture: string) => Promise<string | undefined>;
   timeoutSec?: Record<string, number>;
+  /** Per fixture, the command to trace when it has no default entry point. */
+  run?: Record<string, string>;
   /** Further checks of a traced fixture, with the fast tracer's attribution. */
   alsoCheck?: (fixture: string, p: PreparedAudit, fast: AttributionResult) => Promise<void>;
 }
@@ -45,7 +47,7 @@ export function describeEquivalence(opts: EquivalenceOptions): void {
     for (const fixture of opts.traced) {
       test(fixture, { timeout: 600_000 }, async () => {
         const dir = (await opts.source?.(fixture)) ?? path.join(opts.fixtures, fixture);
-        const p = await prepareAudit({ dir, ecosystem: opts.ecosystem, sandbox: 'host', timeoutSec: opts.timeoutSec?.[fixture] ?? 60, keep: false, progress: () => {} });
+        const p = await prepareAudit({ dir, ecosystem: opts.ecosystem, sandbox: 'host', timeoutSec: opts.timeoutSec?.[fixture] ?? 60, ...(opts.run?.[fixture] ? { run: [opts.run[fixture]!] } : {}), keep: false, progress: () => {} });
         try {
           const both = await traceWithBoth(p.sandbox, p.requests[0]!);
           assert.equal(both.fastIncomplete, 0, 'the fast tracer missed calls');

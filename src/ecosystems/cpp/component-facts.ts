@@ -9,11 +9,7 @@ import type { Dependency } from '../../core/types.js';
 import type { ComponentFact, ComponentFacts, PurlParts } from '../outputs.js';
 import type { AttributionResult, AuditContext, InstallResult } from '../types.js';
 import type { CmakeInstallDetails } from './configure.js';
-import { debianOwners, usrMerged, type DebianPackage } from './dpkg.js';
-
-function debianPurl(pkg: DebianPackage): PurlParts {
-  return { type: 'deb', namespace: 'debian', name: pkg.name, ...(pkg.version ? { version: pkg.version } : {}), qualifiers: { arch: 'amd64' } };
-}
+import { debianOwners, debianPurl, usrMerged } from './dpkg.js';
 
 function fact(dep: Dependency, purl: PurlParts): ComponentFact {
   return { name: dep.name, ...(dep.version ? { version: dep.version } : {}), purl, hashes: [], dependsOn: [] };

@@ -4,6 +4,7 @@
  * both forms are asked for.
  */
 import type { Sandbox } from '../../sandbox/types.js';
+import type { PurlParts } from '../outputs.js';
 
 export interface DebianPackage {
   name: string;
@@ -11,6 +12,11 @@ export interface DebianPackage {
 }
 
 /** The `/usr` form of a path under a merged-/usr directory (`/lib/x` → `/usr/lib/x`); other paths unchanged. */
+/** The package URL of a Debian package of the environment (bookworm, amd64). */
+export function debianPurl(pkg: DebianPackage): PurlParts {
+  return { type: 'deb', namespace: 'debian', name: pkg.name, ...(pkg.version ? { version: pkg.version } : {}), qualifiers: { arch: 'amd64' } };
+}
+
 export function usrMerged(p: string): string {
   return /^\/(lib|lib32|lib64|libx32|bin|sbin)\//.test(p) ? `/usr${p}` : p;
 }

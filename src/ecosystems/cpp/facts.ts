@@ -1,6 +1,4 @@
-import { paperName, type EcosystemFacts } from '../facts.js';
-
-const APT = 'apt-get update && apt-get install -y';
+import { APT_INSTALL, paperName, type EcosystemFacts } from '../facts.js';
 
 /** `pkg-config --list-all` prints "name  description"; versions come from a second query, not needed here. */
 function parsePkgConfigList(stdout: string): Record<string, string> {
@@ -32,8 +30,8 @@ export const cppFacts: EcosystemFacts = {
   // CMake downloads (FetchContent) go to the build directory: no shared cache.
   caches: { dirs: [], env: () => ({}), publishers: [] },
   doctor: [
-    { name: 'cmake', argv: ['cmake', '--version'], version: /cmake version (\S+)/, fix: `${APT} cmake` },
-    { name: 'g++', argv: ['g++', '--version'], version: /(\d+\.\d+\.\d+)/, fix: `${APT} g++` },
+    { name: 'cmake', argv: ['cmake', '--version'], version: /cmake version (\S+)/, fix: `${APT_INSTALL} cmake` },
+    { name: 'g++', argv: ['g++', '--version'], version: /(\d+\.\d+\.\d+)/, fix: `${APT_INSTALL} g++` },
   ],
   skipDirs: ['build'],
   readmeSetupCommand: /^(?:cmake\b|make\b)/,

@@ -40,6 +40,8 @@ export interface GoMod {
   require: Requirement[];
   replace: Replacement[];
   exclude: Exclusion[];
+  /** The `require ( … )` blocks: the lines of their opening and closing parentheses (for `envproof fix`). */
+  requireBlocks: { open: number; close: number }[];
 }
 
 const KNOWN = new Set(['module', 'go', 'toolchain', 'require', 'replace', 'exclude', 'retract', 'godebug', 'tool', 'ignore']);
@@ -130,7 +132,9 @@ function replacement(file: string, l: Line, args: string[]): Replacement {
   return { from, to: { path: checkPath(file, l.number, target), version: targetVersion, directory: false }, line: l.number };
 }
 
-function directive(mod: Partial<GoMod> & Pick<GoMod, 'require' | 'replace' | 'exclude'>, file: string, verb: string, args: string[], l: Line): void {
+type Parsed = Partial<GoMod> & Pick<GoMod, 'require' | 'replace' | 'exclude' | 'requireBlocks'>;
+
+function directive(mod: Parsed, file: string, verb: string, args: string[], l: Line): void {
   switch (verb) {
     case 'module':
       if (mod.module !== undefined) fail(file, l.number, 'repeated module statement');
@@ -162,13 +166,14 @@ function directive(mod: Partial<GoMod> & Pick<GoMod, 'require' | 'replace' | 'ex
 
 /** Parses go.mod text; `file` names it in errors (`go.mod:12: ...`). */
 export function parseGoMod(text: string, file = 'go.mod'): GoMod {
-  const mod: Partial<GoMod> & Pick<GoMod, 'require' | 'replace' | 'exclude'> = { require: [], replace: [], exclude: [] };
+  const mod: Parsed = { require: [], replace: [], exclude: [], requireBlocks: [] };
   let block: { verb: string; line: number } | undefined;
   for (const [i, raw] of text.split('\n').entries()) {
     const l = tokenize(raw, i + 1, file);
     if (l.tokens.length === 0) continue;
     if (block) {
       if (l.tokens.length === 1 && l.tokens[0] === ')') {
+        if (block.verb === 'require') mod.requireBlocks.push({ open: block.line, close: l.number });
         block = undefined;
         continue;
       }

@@ -31,16 +31,20 @@ export function goDetails(install: InstallResult): GoInstallDetails {
   return d as GoInstallDetails;
 }
 
-/** The build list: the main module and directory replacements (the project's own) apart from the rest. */
-export async function buildList(ctx: AuditContext): Promise<{ installed: InstallResult['installed']; own: string[] }> {
+/** The modules of the build list as `go list -m -json all` prints them, the main module first. */
+export async function listModules(ctx: AuditContext): Promise<GoModule[]> {
   const r = await goExec(ctx, LIST, true);
   if (r.exitCode !== 0 || r.timedOut) throw await goFailure('install', LIST, r, ctx.timeoutMs);
-  let modules: GoModule[];
   try {
-    modules = parseJsonStream(r.stdout).filter(isModule);
+    return parseJsonStream(r.stdout).filter(isModule);
   } catch {
     throw new StepFailedError('install', 'other', `go ${LIST.join(' ')} did not print the build list`, tail(`${r.stdout}\n${r.stderr}`));
   }
+}
+
+/** The build list: the main module and directory replacements (the project's own) apart from the rest. */
+export async function buildList(ctx: AuditContext): Promise<{ installed: InstallResult['installed']; own: string[] }> {
+  const modules = await listModules(ctx);
   const own = modules.filter((m) => m.Main || isDirectoryReplaced(m)).map((m) => m.Path);
   const installed = modules.filter((m) => !m.Main).map((m) => moduleDependency(m, 'go list -m all'));
   return { installed, own };

@@ -1,8 +1,6 @@
 import path from 'node:path';
-import { paperName, type EcosystemFacts } from '../facts.js';
+import { APT_INSTALL, paperName, type EcosystemFacts } from '../facts.js';
 import { javaCachePublisher } from './cache.js';
-
-const APT = 'apt-get update && apt-get install -y';
 
 export const javaFacts: EcosystemFacts = {
   id: 'java',
@@ -21,8 +19,8 @@ export const javaFacts: EcosystemFacts = {
     publishers: [javaCachePublisher],
   },
   doctor: [
-    { name: 'java', argv: ['java', '-version'], version: /version "([^"]+)"/, fix: `${APT} openjdk-17-jdk-headless` },
-    { name: 'mvn', argv: ['mvn', '--version'], version: /Apache Maven (\S+)/, fix: `${APT} maven` },
+    { name: 'java', argv: ['java', '-version'], version: /version "([^"]+)"/, fix: `${APT_INSTALL} openjdk-17-jdk-headless` },
+    { name: 'mvn', argv: ['mvn', '--version'], version: /Apache Maven (\S+)/, fix: `${APT_INSTALL} maven` },
   ],
   skipDirs: ['target'],
   readmeSetupCommand: /^mvn\b/,

@@ -1,8 +1,6 @@
 import path from 'node:path';
-import { paperName, type EcosystemFacts } from '../facts.js';
+import { APT_INSTALL, paperName, type EcosystemFacts } from '../facts.js';
 import { javascriptCachePublisher } from './cache.js';
-
-const APT = 'apt-get update && apt-get install -y';
 
 function parseNpmGlobal(stdout: string): Record<string, string> {
   const tree = JSON.parse(stdout || '{}') as { dependencies?: Record<string, { version?: string }> };
@@ -30,8 +28,8 @@ export const javascriptFacts: EcosystemFacts = {
     publishers: [javascriptCachePublisher],
   },
   doctor: [
-    { name: 'node', argv: ['node', '--version'], version: /v(\S+)/, fix: `${APT} nodejs` },
-    { name: 'npm', argv: ['npm', '--version'], version: /(\d\S*)/, fix: `${APT} npm` },
+    { name: 'node', argv: ['node', '--version'], version: /v(\S+)/, fix: `${APT_INSTALL} nodejs` },
+    { name: 'npm', argv: ['npm', '--version'], version: /(\d\S*)/, fix: `${APT_INSTALL} npm` },
   ],
   skipDirs: ['node_modules'],
   readmeSetupCommand: /^(?:npm (install|ci|i)\b|yarn( install)?$)/,

@@ -1,8 +1,6 @@
 import path from 'node:path';
-import { paperName, type EcosystemFacts } from '../facts.js';
+import { APT_INSTALL, paperName, type EcosystemFacts } from '../facts.js';
 import { pythonCachePublisher } from './cache.js';
-
-const APT = 'apt-get update && apt-get install -y';
 
 function parsePipJson(stdout: string): Record<string, string> {
   const rows = JSON.parse(stdout) as { name: string; version: string }[];
@@ -25,9 +23,9 @@ export const pythonFacts: EcosystemFacts = {
     publishers: [pythonCachePublisher],
   },
   doctor: [
-    { name: 'python3', argv: ['python3', '--version'], version: /Python (\S+)/, fix: `${APT} python3` },
-    { name: 'pip', argv: ['python3', '-m', 'pip', '--version'], version: /pip (\S+)/, fix: `${APT} python3-pip` },
-    { name: 'python3 venv', argv: ['python3', '-c', 'import venv, ensurepip; print("venv ok")'], version: /(venv ok)/, fix: `${APT} python3-venv` },
+    { name: 'python3', argv: ['python3', '--version'], version: /Python (\S+)/, fix: `${APT_INSTALL} python3` },
+    { name: 'pip', argv: ['python3', '-m', 'pip', '--version'], version: /pip (\S+)/, fix: `${APT_INSTALL} python3-pip` },
+    { name: 'python3 venv', argv: ['python3', '-c', 'import venv, ensurepip; print("venv ok")'], version: /(venv ok)/, fix: `${APT_INSTALL} python3-venv` },
   ],
   skipDirs: ['.venv', 'venv', '__pycache__'],
   readmeSetupCommand: /^(?:pip3?|python3? -m pip|python3? -m venv|virtualenv)/,

@@ -1,0 +1,45 @@
+/**
+ * The Go environment of the bwrap sandbox, built for real: Debian plus the toolchain from the module proxy (its h1:
+ * hash checked), and an audit in it. The expected layers are the ones worked out by hand for the fixture
+ * (test/ecosystems/go/ecosystem.test.ts says how).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { GO_TOOLCHAIN } from '../../../src/ecosystems/go/toolchain.js';
+import { readEnvironment } from '../../../src/sandbox/rootfs.js';
+import { runCli } from '../../helpers/cli.js';
+import { buildEnvironment } from '../../sandbox/helpers.js';
+import { FIXTURES } from './helpers.js';
+
+describe('Go in the bwrap sandbox', () => {
+  before(() => buildEnvironment('go'));
+
+  it('the environment holds the pinned toolchain, linked into /usr/local/bin, and records it in its recipe', async () => {
+    const env = await readEnvironment('go');
+    assert.ok(env, 'the go environment is built');
+    assert.ok(env.marker.requested.includes(`${GO_TOOLCHAIN.module}@${GO_TOOLCHAIN.moduleVersion}`));
+    assert.equal(readlinkSync(path.join(env.dir, 'usr/local/bin/go')), '/usr/local/go/bin/go');
+    const version = execFileSync('bwrap', ['--ro-bind', env.dir, '/', '--proc', '/proc', '--dev', '/dev', '--unshare-net', 'go', 'version'], { encoding: 'utf8' });
+    assert.equal(version.trim(), `go version ${GO_TOOLCHAIN.version} linux/amd64`);
+    assert.ok(env.marker.debian.gcc, 'gcc for cgo');
+    assert.equal(env.marker.debian['golang-go'], undefined, "Debian's golang is not used");
+  });
+
+  it('an audit there: D2 resolved through the proxy and checked against the checksum database, D3 from the binary', () => {
+    const r = runCli(['audit', path.join(FIXTURES, 'modules'), '--json', '--sandbox', 'bwrap', '--timeout', '600'], { timeoutMs: 20 * 60_000 });
+    assert.equal(r.status, 1, r.stderr); // findings: the phantom and the hidden modules
+    const report = JSON.parse(r.stdout) as { sandbox: { backend: string }; layers: Record<string, { name: string }[]>; gaps: Record<string, string[]>; run: { success: boolean; outputTail: string } };
+    assert.equal(report.sandbox.backend, 'bwrap');
+    assert.equal(report.run.success, true);
+    assert.equal(report.run.outputTail, 'hello from modules\nAhoy, world!\n');
+    const names = (k: string) => report.layers[k]!.map((d) => d.name).sort();
+    assert.deepEqual(names('declared'), ['github.com/google/uuid', 'rsc.io/quote']);
+    assert.deepEqual(names('installed'), ['github.com/google/uuid', 'golang.org/x/text', 'rsc.io/quote', 'rsc.io/sampler']);
+    assert.deepEqual(names('traced'), ['golang.org/x/text', 'rsc.io/quote', 'rsc.io/sampler']);
+    assert.deepEqual(report.gaps.phantom, ['github.com/google/uuid']);
+    assert.deepEqual(report.gaps.hidden, ['golang.org/x/text', 'rsc.io/sampler']);
+  });
+});
