@@ -79,16 +79,16 @@ const plans = planRuns({ agents: [agent], suite, tasks, languages, trials: 1, va
 
 async function pass(jobs: number, label: string) {
   const file = path.join(root, `${label}.db`);
-  const store = ResultsStore.open(file);
+  const store = await ResultsStore.open(file);
   try {
     const summary = await runMatrix(plans, store, {
       jobs, repairs: 0, sandbox: 'host', runTimeoutSec: 120, agentTimeoutSec: 60, infraRetries: 0, retryDelaySec: 0, onProgress: () => {},
     });
     const phases: Record<string, number> = {};
-    for (const run of store.allRuns()) for (const a of store.attempts(run)) for (const [k, v] of Object.entries(a.phasesMs ?? {})) phases[k] = (phases[k] ?? 0) + v;
+    for (const run of await store.allRuns()) for (const a of await store.attempts(run)) for (const [k, v] of Object.entries(a.phasesMs ?? {})) phases[k] = (phases[k] ?? 0) + v;
     return { summary, phases };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -29,22 +29,22 @@ interface Phase {
   heapMb: number;
 }
 
-function measure<T>(fn: () => T): [T, Phase] {
+async function measure<T>(fn: () => T | Promise<T>): Promise<[T, Phase]> {
   (globalThis as { gc?: () => void }).gc?.();
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  const value = fn();
+  const value = await fn();
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
   return [value, { ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, heapMb: process.memoryUsage().heapUsed / 2 ** 20 }];
 }
 
 /** Everything `envproof report` does after opening the store: read, aggregate, render every format but HTML. */
-function fullReport(file: string): number {
-  const store = ResultsStore.open(file, { readonly: true });
-  const runs = store.runs();
-  const report = computeAggregate(runs, store.tasks());
-  store.close();
+async function fullReport(file: string): Promise<number> {
+  const store = await ResultsStore.open(file, { readonly: true });
+  const runs = await store.runs();
+  const report = computeAggregate(runs, await store.tasks());
+  await store.close();
   return renderMarkdown(report).length + renderJson(report).length + allTables(report).map(tableToCsv).join('').length;
 }
 
@@ -113,14 +113,14 @@ try {
   const results: { label: string; runs: number; write: Phase; report: Phase }[] = [];
 
   const paperStore = path.join(dir, 'paper.db');
-  const [paperRuns, importPhase] = measure(() => {
+  const [paperRuns, importPhase] = await measure(async () => {
     const data = readEnvgapDir(PAPER);
-    const store = ResultsStore.open(paperStore);
-    store.replaceRuns(data.runs, { source: 'envgap-csv', tasks: data.tasks });
-    store.close();
+    const store = await ResultsStore.open(paperStore);
+    await store.replaceRuns(data.runs, { source: 'envgap-csv', tasks: data.tasks });
+    await store.close();
     return data.runs.length;
   });
-  const [, paperReport] = measure(() => fullReport(paperStore));
+  const [, paperReport] = await measure(() => fullReport(paperStore));
   results.push({ label: 'paper (CSV import)', runs: paperRuns, write: importPhase, report: paperReport });
 
   for (const [agents, trials] of [
@@ -128,14 +128,14 @@ try {
     [10, 50],
   ] as const) {
     const file = path.join(dir, `synthetic-${agents * trials}.db`);
-    const [count, write] = measure(() => {
+    const [count, write] = await measure(async () => {
       const { runs, tasks } = synthetic(agents, trials);
-      const store = ResultsStore.open(file);
-      store.replaceRuns(runs, { source: 'envproof', tasks });
-      store.close();
+      const store = await ResultsStore.open(file);
+      await store.replaceRuns(runs, { source: 'envproof', tasks });
+      await store.close();
       return runs.length;
     });
-    const [, report] = measure(() => fullReport(file));
+    const [, report] = await measure(() => fullReport(file));
     results.push({ label: `synthetic (${agents} agents, ${trials} trials)`, runs: count, write, report });
   }
 

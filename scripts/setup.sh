@@ -36,6 +36,10 @@ want ip iproute2
 want podman podman
 want runc runc
 want_deb containernetworking-plugins
+# The job queue and the shared results store (test/queue, test/store): Debian's Redis and PostgreSQL servers; the
+# tests start their own on private ports with temporary data directories (the packages' own services are not used).
+want redis-server redis-server
+want_deb postgresql
 # The fast tracer (native/fasttrace): an eBPF program compiled with clang against this kernel's BTF types,
 # loaded by a small C program linked with libbpf. Where the kernel has no BTF it is not built (strace is used).
 if [ -e /sys/kernel/btf/vmlinux ]; then

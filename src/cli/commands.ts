@@ -8,11 +8,13 @@ import { registerExport } from './export.js';
 import { registerFix } from './fix.js';
 import { registerImport } from './import.js';
 import { registerJudge } from './judge.js';
+import { registerQueue } from './queue.js';
 import { registerReport } from './report.js';
 import { registerRepro } from './repro.js';
 import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
 import { registerVerify } from './verify.js';
+import { registerWorker } from './worker.js';
 
 /** Each command lives in its own file in src/cli/ and registers itself here, one line each. */
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {
@@ -25,9 +27,11 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerFix(program, setExitCode);
   registerImport(program, setExitCode);
   registerJudge(program, setExitCode);
+  registerQueue(program, setExitCode);
   registerReport(program, setExitCode);
   registerRepro(program, setExitCode);
   registerRun(program, setExitCode);
   registerTasks(program, setExitCode);
   registerVerify(program, setExitCode);
+  registerWorker(program, setExitCode);
 }

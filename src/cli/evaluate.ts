@@ -7,17 +7,10 @@ import type { Evaluation } from '../verify/evaluate.js';
 import { DATABASES, ORMS, type Constraints } from '../verify/types.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
+import { positiveInt } from './number-options.js';
 
 /** The port each runtime's prompt names (the seed's: 8080 for Python, 3000 for Node). */
 export const DEFAULT_PORTS = { python: 8080, javascript: 3000 } as const;
-
-function positive(name: string) {
-  return (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, not "${v}"`);
-    return n;
-  };
-}
 
 /** The options every evaluation command shares: contract, collection, sandbox, limits, output. */
 function addServingOptions(command: Command): Command {
@@ -25,8 +18,8 @@ function addServingOptions(command: Command): Command {
     .requiredOption('--spec <openapi.yml>', 'the API contract (OpenAPI 3)')
     .option('--collection <file>', 'a Postman v2.1 collection to run with Newman as well')
     .addOption(new Option('--sandbox <backend>', 'where the server is installed and run').choices([...BACKEND_CHOICES]).default('auto'))
-    .option('--startup-timeout <seconds>', 'how long the health check is polled', positive('--startup-timeout'), 30)
-    .option('--timeout <seconds>', 'limit of each install step and of the serving run', positive('--timeout'), 900)
+    .option('--startup-timeout <seconds>', 'how long the health check is polled', positiveInt('--startup-timeout', 1), 30)
+    .option('--timeout <seconds>', 'limit of each install step and of the serving run', positiveInt('--timeout', 1), 900)
     .option('--json', 'print the evaluation as JSON (docs/backend.md)')
     .option('-q, --quiet', 'no progress lines');
 }
@@ -63,7 +56,7 @@ export function registerEvaluate(program: Command, setExitCode: SetExitCode): vo
     .addOption(new Option('--architecture <pattern>', 'verify the layered architecture').choices(['clean']))
     .addOption(new Option('--database <engine>', 'the database the server must use (postgresql: envproof starts one)').choices([...DATABASES]))
     .addOption(new Option('--orm <orm>', 'verify the ORM').choices([...ORMS]))
-    .option('--port <n>', 'the port the server listens on (default 8080 Python, 3000 Node)', positive('--port'));
+    .option('--port <n>', 'the port the server listens on (default 8080 Python, 3000 Node)', positiveInt('--port', 1));
   addServingOptions(command)
     .addHelpText('after', '\nExit codes: 0 the server passed (every assertion, every verifier), 1 it failed, 2 error.')
     .action(async (dir: string, o: Constraints & { spec: string; collection?: string; language?: 'python' | 'javascript'; port?: number; sandbox: BackendChoice; startupTimeout: number; timeout: number; json?: boolean; quiet?: boolean }) => {

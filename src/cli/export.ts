@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
+import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN } from './exit-codes.js';
 
@@ -14,16 +14,17 @@ export function registerExport(program: Command, setExitCode: SetExitCode): void
   program
     .command('export')
     .description('Export every run of the results store, with its attempts, as JSON (project trees are referred to by hash)')
-    .option('--store <path>', 'results store (SQLite file)', DEFAULT_STORE)
+    .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE)
     .option('--out <file>', 'write to a file instead of standard output')
-    .action((o: { store: string; out?: string }) => {
-      const store = ResultsStore.open(o.store, { readonly: true });
+    .action(async (o: { store: string; out?: string }) => {
+      const store = await ResultsStore.open(o.store, { readonly: true });
       let doc: string;
       try {
-        const runs = store.allRuns().map((run) => ({ ...run, attempts: run.source === 'envproof' ? store.attempts(run) : [] }));
-        doc = `${JSON.stringify({ schemaVersion: EXPORT_SCHEMA_VERSION, store: o.store, tasks: store.tasks(), runs }, null, 2)}\n`;
+        const runs = [];
+        for (const run of await store.allRuns()) runs.push({ ...run, attempts: run.source === 'envproof' ? await store.attempts(run) : [] });
+        doc = `${JSON.stringify({ schemaVersion: EXPORT_SCHEMA_VERSION, store: store.location, tasks: await store.tasks(), runs }, null, 2)}\n`;
       } finally {
-        store.close();
+        await store.close();
       }
       if (o.out) writeFileSync(o.out, doc);
       else process.stdout.write(doc);

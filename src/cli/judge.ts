@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EnvproofError, UsageError } from '../core/errors.js';
-import { DEFAULT_STORE } from '../store/store.js';
+import { DEFAULT_STORE, STORE_OPTION_HELP } from '../store/store.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN } from './exit-codes.js';
 
@@ -12,7 +12,7 @@ export function registerJudge(program: Command, setExitCode: SetExitCode): void 
     .command('judge')
     .description('Label the root cause of the logic errors of backend runs with an LLM judge, or measure its agreement with manual labels (Cohen\'s kappa)')
     .requiredOption('--judge <spec>', JUDGE_SPEC)
-    .option('--store <path>', 'results store whose unlabelled logic errors are judged', DEFAULT_STORE)
+    .option('--store <path|url>', `${STORE_OPTION_HELP}, whose unlabelled logic errors are judged`, DEFAULT_STORE)
     .option('--agreement <labels.json>', 'judge manually labelled failures instead and report Cohen\'s kappa: [{ id, label, evidence }]')
     .option('--explain', 'print each prompt the judge is given (on stderr)')
     .option('--json', 'print the result as JSON')
@@ -42,9 +42,9 @@ export function registerJudge(program: Command, setExitCode: SetExitCode): void 
         return;
       }
       const { ResultsStore } = await import('../store/store.js');
-      const store = ResultsStore.open(o.store, { mustExist: true });
+      const store = await ResultsStore.open(o.store, { mustExist: true });
       try {
-        const todo = store.backendEvaluations().filter((e) => e.failureClass === 'logic-error' && !e.rootCause);
+        const todo = (await store.backendEvaluations()).filter((e) => e.failureClass === 'logic-error' && !e.rootCause);
         const out: { run: string; rootCause: string; reason: string }[] = [];
         for (const e of todo) {
           const failed = e.assertions.filter((a) => !a.passed);
@@ -57,14 +57,14 @@ export function registerJudge(program: Command, setExitCode: SetExitCode): void 
             serverLog: e.serverLog ?? '',
             ...(e.verifiers ? { verifiers: e.verifiers } : {}),
           }, explain);
-          store.setRootCause(e.key, e.attempt, j.rootCause, j.reason);
+          await store.setRootCause(e.key, e.attempt, j.rootCause, j.reason);
           out.push({ run: `${e.key.agent} ${e.key.taskId} #${e.key.trial}`, rootCause: j.rootCause, reason: j.reason });
         }
         if (o.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         else process.stdout.write(`${out.map((r) => `${r.run}: ${r.rootCause} — ${r.reason}`).join('\n')}${out.length ? '\n' : ''}${out.length} logic errors judged\n`);
         setExitCode(EXIT_CLEAN);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

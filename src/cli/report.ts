@@ -11,7 +11,7 @@ import { renderHtml } from '../report/html.js';
 import { writeCsvTables } from '../report/csv.js';
 import { renderJson } from '../report/json.js';
 import { renderMarkdown } from '../report/markdown.js';
-import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
+import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
 import type { StoredRun } from '../store/types.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
@@ -32,18 +32,19 @@ interface ReportOptions {
  * The reports to write: one per source present (the default; sources are never mixed), the one asked for, or all
  * sources pooled with agents and tasks keyed by source. Each counts the runs it leaves out.
  */
-function loadReports(storePath: string, choice: ReportSource | undefined): AggregateReport[] {
-  const store = ResultsStore.open(storePath, { mustExist: true });
+async function loadReports(spec: string, choice: ReportSource | undefined): Promise<AggregateReport[]> {
+  const store = await ResultsStore.open(spec, { mustExist: true });
+  const storePath = store.location;
   try {
-    const done = store.runs();
-    const infrastructureFailed = store.runsWithStatus('infrastructure-failed');
-    const unfinished = store.runsWithStatus('running');
+    const done = await store.runs();
+    const infrastructureFailed = await store.runsWithStatus('infrastructure-failed');
+    const unfinished = await store.runsWithStatus('running');
     const present = sourcesOf([...done, ...infrastructureFailed, ...unfinished]);
     if (present.length === 0) {
       throw new EnvproofError(`${storePath} holds no runs`, 'Import data (envproof import envgap-csv <dir>) or run envproof run first.');
     }
     // Backend runs are another experiment: their metrics are the backend section's, not the environment-gap tables'.
-    const backend = store.backendEvaluations();
+    const backend = await store.backendEvaluations();
     const keyOf = (k: { source: string; agent: string; language: string; taskId: string; trial: number }) => `${k.source}|${k.agent}|${k.language}|${k.taskId}|${k.trial}`;
     const backendRuns = new Set(backend.map((e) => keyOf(e.key)));
     const backendTasks = new Set(backend.map((e) => e.key.taskId));
@@ -62,7 +63,7 @@ function loadReports(storePath: string, choice: ReportSource | undefined): Aggre
         continue;
       }
       const environmentRuns = (runs: StoredRun[]) => runs.filter((r) => !backendRuns.has(keyOf(r)));
-      const tasks = (source === 'all' ? store.tasks() : store.tasks(source)).filter((t) => !backendTasks.has(t.id));
+      const tasks = (source === 'all' ? await store.tasks() : await store.tasks(source)).filter((t) => !backendTasks.has(t.id));
       const report = computeAggregate(environmentRuns(finished), tasks, { infrastructureFailed: of(infrastructureFailed), unfinished: of(unfinished) });
       const evaluations = backend.filter((e) => source === 'all' || e.key.source === source);
       reports.push(evaluations.length ? { ...report, backend: computeBackendReport(evaluations) } : report);
@@ -70,7 +71,7 @@ function loadReports(storePath: string, choice: ReportSource | undefined): Aggre
     if (reports.length === 0) throw new EnvproofError(`${storePath} holds no finished runs`, 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
     return reports;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -145,7 +146,7 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
   program
     .command('report')
     .description("Compute the paper's metrics, tables and figures from the results store")
-    .option('--store <path>', 'results store (SQLite file)', DEFAULT_STORE)
+    .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE)
     .addOption(new Option('--format <format>', 'output format').choices(['md', 'csv', 'json', 'html']).default('md'))
     .option('--out <dir>', 'write files into this folder (required for csv; md/json/html print to stdout without it)')
     .option('--check <verification.csv>', 'compare with published values (the paper\'s results/verification.csv); with --format json print the comparison as JSON')
@@ -155,7 +156,7 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
     .action(async (o: ReportOptions & { repro?: boolean }) => {
       if (o.repro) {
         const { writeReproReport } = await import('../repro/corpus-report.js');
-        writeReproReport(o.store, o.format);
+        await writeReproReport(o.store, o.format);
         setExitCode(EXIT_CLEAN);
         return;
       }
@@ -164,7 +165,7 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
       if (o.format === 'csv' && o.out === undefined && published === undefined) {
         throw new UsageError('--format csv writes one file per table and needs --out <dir>');
       }
-      const reports = loadReports(o.store, o.source);
+      const reports = await loadReports(o.store, o.source);
       if (published !== undefined) {
         const outcomes = reports.map((report) => ({ source: report.source, ...checkClaims(report, published) }));
         if (o.format === 'json') {

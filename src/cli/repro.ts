@@ -4,8 +4,10 @@ import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import { FACTORS, type FactorId } from '../repro/types.js';
 import { parseDate } from '../repro/reference.js';
 import { ecosystemIds } from '../ecosystems/index.js';
+import { DEFAULT_STORE, STORE_OPTION_HELP } from '../store/store.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
+import { positiveNumber } from './number-options.js';
 
 function parseFactors(value: string): FactorId[] {
   if (value === 'all') return [...FACTORS];
@@ -19,12 +21,6 @@ function parseFactors(value: string): FactorId[] {
 
 function listOption(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-}
-
-function positive(name: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, not "${value}"`);
-  return n;
 }
 
 interface ReproFlags {
@@ -49,26 +45,26 @@ async function corpus(o: ReproFlags & { corpus?: string; store: string }, progre
   const { runCorpus } = await import('../repro/corpus.js');
   const { corpusFigures, renderCorpusMarkdown } = await import('../repro/corpus-stats.js');
   const { ResultsStore } = await import('../store/store.js');
-  const store = ResultsStore.open(o.store);
+  const store = await ResultsStore.open(o.store);
   try {
     const summary = await runCorpus({
       corpus: o.corpus!,
       store,
-      k: positive('--k', o.k),
+      k: positiveNumber('--k')(o.k),
       vary: parseFactors(o.vary),
       attribute: true,
       backend: o.sandbox,
       systemPackages: listOption(o.systemPackages),
-      timeoutSec: positive('--timeout', o.timeout),
+      timeoutSec: positiveNumber('--timeout')(o.timeout),
       progress,
     });
-    const rows = store.repro().instances(summary.corpus);
+    const rows = await store.repro().instances(summary.corpus);
     const figures = corpusFigures(rows);
-    if (summary.skipped.length) progress(`already done in ${o.store}: ${summary.skipped.join(', ')}`);
+    if (summary.skipped.length) progress(`already done in ${store.location}: ${summary.skipped.join(', ')}`);
     process.stdout.write(o.json ? `${JSON.stringify({ ...summary, instances: rows, figures }, null, 2)}\n` : renderCorpusMarkdown(figures));
     return rows.every((r) => r.verdict === 'reproducible') ? EXIT_CLEAN : EXIT_FINDINGS;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -89,7 +85,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
     .option('--system-packages <names>', 'Debian packages to add to the clean environment (comma-separated)')
     .option('--timeout <seconds>', 'time limit of each test run', '600')
     .option('--corpus <file.jsonl>', 'a corpus of patches on local git repositories (docs/repro.md): each re-run with and without the shim, and its baseline')
-    .option('--store <path>', 'results store the corpus runs go into', 'envproof.db')
+    .option('--store <path|url>', `with --corpus: ${STORE_OPTION_HELP}`, DEFAULT_STORE)
     .option('--json', 'print the report as JSON (docs/repro.md)')
     .option('-q, --quiet', 'no progress messages')
     .addHelpText('after', '\nExit codes: 0 reproducible, 1 flaky or broken, 2 error.')
@@ -107,7 +103,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
       const report = await runRepro({
         dir,
         command: o.cmd,
-        k: positive('--k', o.k),
+        k: positiveNumber('--k')(o.k),
         vary: parseFactors(o.vary),
         attribute: Boolean(o.attribute),
         shim: Boolean(o.shim),
@@ -116,7 +112,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
         ecosystem: o.ecosystem,
         backend: o.sandbox,
         systemPackages: listOption(o.systemPackages),
-        timeoutSec: positive('--timeout', o.timeout),
+        timeoutSec: positiveNumber('--timeout')(o.timeout),
         progress,
       });
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderReproText(report));

@@ -1,14 +1,19 @@
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { agentFromSpec } from '../agents/spec.js';
 import { UsageError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { ecosystemIds, isEcosystemId } from '../ecosystems/index.js';
-import { planRuns, runMatrix, type ProgressEvent } from '../protocol/matrix.js';
+import { planRuns, runMatrix, type MatrixSummary, type ProgressEvent } from '../protocol/matrix.js';
+import type { ProtocolOptions, RunPlan } from '../protocol/run-one.js';
+import { enqueueRuns, waitForJobs, withQueue } from '../queue/client.js';
+import { absoluteAgentSpec, absoluteSuiteSpec, jobLabel, type JobProtocolOptions, type RunJob } from '../queue/jobs.js';
 import { hostWarning } from '../sandbox/host.js';
 import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
+import { redactUrl } from '../store/postgres-db.js';
+import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
 import type { TracerChoice } from '../trace/index.js';
 import { tracerOption } from './tracer-option.js';
-import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import { resolveSuite, selectTasks } from '../tasks/resolve.js';
 import { loadCollection } from '../verify/contract/collection.js';
 import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
@@ -16,14 +21,7 @@ import type { SetExitCode } from './exit-codes.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
-
-function positiveInt(name: string, min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new UsageError(`${name} must be an integer ≥ ${min}, not "${value}"`);
-    return n;
-  };
-}
+import { positiveInt, positiveNumber } from './number-options.js';
 
 function parseLanguages(value: string): EcosystemId[] {
   const langs = value === 'all' ? [...ecosystemIds()] : value.split(',').map((s) => s.trim());
@@ -36,6 +34,61 @@ function parseLanguages(value: string): EcosystemId[] {
 function progressLine(e: ProgressEvent): string {
   const p = e.plan;
   return `[${e.done}/${e.total}] ${p.agent.name} ${p.task.id} ${p.language} #${p.trial}: ${e.phase} (failed so far: ${e.failures})`;
+}
+
+/** The run summary, as text or JSON; `where` names the store (or, for a queued run, the queue). */
+function printSummary(summary: MatrixSummary, where: Record<string, string>, json: boolean): void {
+  const c = summary.counts;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ ...where, ...summary }, null, 2)}\n`);
+    return;
+  }
+  const whereLine = where.store ? `store: ${where.store} (envproof report --store ${where.store})` : `queue: ${where.queue} (envproof report --store <the workers' store>)`;
+  process.stdout.write(
+    `${summary.total} runs in ${(summary.durationMs / 1000).toFixed(1)} s: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} already done, ` +
+      `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\n${whereLine}\n`,
+  );
+}
+
+/** The backend suite's evaluation options, when it runs (its files through `place`: absolute for a queue's workers). */
+function backendOptions(o: { spec?: string; collection?: string; startupTimeout: number }, place: (file: string) => string): Pick<ProtocolOptions, 'backend'> {
+  if (!o.spec) return {};
+  return { backend: { spec: place(o.spec), ...(o.collection ? { collection: place(o.collection) } : {}), startupTimeoutSec: o.startupTimeout } };
+}
+
+/** One job per run, with what a worker elsewhere needs: specs with absolute paths, the protocol's options. */
+function jobsOf(plans: readonly RunPlan[], specs: { agents: Map<string, string>; suite: string }, protocol: JobProtocolOptions): RunJob[] {
+  return plans.map((p) => ({
+    kind: 'run',
+    agent: specs.agents.get(p.agent.name)!,
+    agentName: p.agent.name,
+    suite: specs.suite,
+    taskId: p.task.id,
+    language: p.language,
+    trial: p.trial,
+    variant: p.variant,
+    protocol,
+  }));
+}
+
+/** Enqueues the jobs and, with `wait`, follows them to the end; returns the exit code. */
+async function runOnQueue(url: string, jobs: RunJob[], o: { wait: boolean; pollSec: number; json: boolean; quiet: boolean }): Promise<number> {
+  const where = redactUrl(url);
+  return withQueue(url, async (queue) => {
+    const { added, completed } = await enqueueRuns(queue, jobs);
+    if (!o.quiet) process.stderr.write(`envproof: enqueued ${added} jobs on ${where} (${jobs.length - added} were already there)\n`);
+    if (!o.wait) {
+      if (o.json) process.stdout.write(`${JSON.stringify({ queue: where, total: jobs.length, added }, null, 2)}\n`);
+      return EXIT_CLEAN;
+    }
+    const summary = await waitForJobs(queue, jobs, {
+      alreadyDone: completed,
+      pollMs: o.pollSec * 1000,
+      onEnd: o.quiet ? () => {} : (e) => process.stderr.write(`[${e.done}/${e.total}] ${jobLabel(e.job)}: ${e.outcome}${e.reason ? ` (${e.reason})` : ''}\n`),
+    });
+    printSummary(summary, { queue: where }, o.json);
+    return summary.counts['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN;
+  });
 }
 
 export function registerRun(program: Command, setExitCode: SetExitCode): void {
@@ -60,15 +113,18 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
     .option('--retries <n>', 'retries of an infrastructure failure (sandbox, registry, model API) before a run is set aside', positiveInt('--retries', 0), 2)
     .option('--retry-delay <seconds>', 'wait before the first retry (doubling after)', positiveInt('--retry-delay', 0), 5)
-    .option('--store <path>', 'results store (SQLite)', DEFAULT_STORE)
+    .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE)
+    .option('--queue <url>', 'enqueue one job per run on this Redis queue (redis://host:port) for envproof worker, instead of running here')
+    .option('--wait', 'with --queue: show the runs ending across all workers and wait for the last')
+    .option('--poll-interval <seconds>', 'with --wait: how often the queue is asked about the jobs not ended yet', positiveNumber('--poll-interval'), 0.5)
     .option('--json', 'print the summary as JSON')
     .option('-q, --quiet', 'no progress lines');
   addEnvironmentOptions(command)
     .addHelpText(
       'after',
-      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nExit codes: 0 every run ended, 1 some runs were set aside after infrastructure failures, 2 error.',
+      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures, 2 error.',
     )
-    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; json?: boolean; quiet?: boolean }, command: Command) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
@@ -78,6 +134,21 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       const languages = parseLanguages(o.languages);
       const plans = planRuns({ agents, suite, tasks, languages, trials: o.trials, variant: o.variant });
       const environment = environmentChoice(o);
+      if (command.getOptionValueSource('pollInterval') === 'cli' && !o.wait) throw new UsageError('--poll-interval needs --queue --wait');
+      if (o.queue) {
+        for (const option of ['store', 'jobs'] as const) {
+          if (command.getOptionValueSource(option) === 'cli') throw new UsageError(`--${option} is the workers' with --queue`, 'pass it to envproof worker');
+        }
+        const protocol: JobProtocolOptions = {
+          repairs: o.repairs, sandbox: o.sandbox, environment, tracer: o.tracer, runTimeoutSec: o.timeout, agentTimeoutSec: o.agentTimeout,
+          tracedView: tracedViewOf(o.javaAttribution), infraRetries: o.retries, retryDelaySec: o.retryDelay,
+          ...backendOptions(o, path.resolve),
+        };
+        const specs = { agents: new Map(agents.map((a, i) => [a.name, absoluteAgentSpec(o.agent[i]!)])), suite: absoluteSuiteSpec(o.suite) };
+        setExitCode(await runOnQueue(o.queue, jobsOf(plans, specs, protocol), { wait: o.wait === true, pollSec: o.pollInterval, json: o.json === true, quiet: o.quiet === true }));
+        return;
+      }
+      if (o.wait) throw new UsageError('--wait needs --queue');
       // Generated code never runs unprotected by accident: `auto` without bwrap is refused here (exit 2).
       const { backend } = resolveBackend(o.sandbox);
       const note = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
@@ -88,9 +159,9 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       if (backend === 'bwrap' || environment.systemPackages?.length || environment.imageBase === 'ubuntu') {
         for (const language of languages) await prepareEnvironment(backend, language, environment, note);
       }
-      const store = ResultsStore.open(o.store);
+      const store = await ResultsStore.open(o.store);
       try {
-        store.replaceRuns([], { source: 'envproof', tasks: tasks.map(({ id, title, domain, complexity }) => ({ id, title, domain, complexity })) });
+        await store.replaceRuns([], { source: 'envproof', tasks: tasks.map(({ id, title, domain, complexity }) => ({ id, title, domain, complexity })) });
         const summary = await runMatrix(plans, store, {
           jobs: o.jobs,
           repairs: o.repairs,
@@ -102,20 +173,13 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           agentTimeoutSec: o.agentTimeout,
           infraRetries: o.retries,
           retryDelaySec: o.retryDelay,
-          ...(o.spec ? { backend: { spec: o.spec, ...(o.collection ? { collection: o.collection } : {}), startupTimeoutSec: o.startupTimeout } } : {}),
+          ...backendOptions(o, (file) => file),
           onProgress: o.quiet ? () => {} : (e) => process.stderr.write(`${progressLine(e)}\n`),
         });
-        const c = summary.counts;
-        if (o.json) process.stdout.write(`${JSON.stringify({ store: o.store, ...summary }, null, 2)}\n`);
-        else {
-          process.stdout.write(
-            `${summary.total} runs in ${(summary.durationMs / 1000).toFixed(1)} s: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} already done, ` +
-              `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\nstore: ${o.store} (envproof report --store ${o.store})\n`,
-          );
-        }
-        setExitCode(c['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
+        printSummary(summary, { store: store.location }, o.json === true);
+        setExitCode(summary.counts['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

@@ -32,6 +32,10 @@ export function planRuns(spec: MatrixSpec): RunPlan[] {
   return plans;
 }
 
+export function emptyCounts(): Record<RunOutcome, number> {
+  return { skipped: 0, succeeded: 0, failed: 0, 'infrastructure-failed': 0, 'no-attempt': 0, interrupted: 0 };
+}
+
 export type ProgressEvent = { done: number; total: number; failures: number; plan: RunPlan; phase: string };
 
 /** Runs the plans with at most `jobs` at a time; each run records itself in the store as it goes. */
@@ -41,7 +45,7 @@ export async function runMatrix(
   opts: Omit<ProtocolOptions, 'progress'> & { jobs: number; onProgress(e: ProgressEvent): void },
 ): Promise<MatrixSummary> {
   const started = Date.now();
-  const counts: Record<RunOutcome, number> = { skipped: 0, succeeded: 0, failed: 0, 'infrastructure-failed': 0, 'no-attempt': 0 };
+  const counts = emptyCounts();
   let next = 0;
   let done = 0;
   const worker = async () => {

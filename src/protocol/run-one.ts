@@ -9,7 +9,7 @@ import { ecosystem } from '../ecosystems/index.js';
 import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
 import type { ResultsStore } from '../store/store.js';
-import type { AttemptRecord, RunKey, StoredRun } from '../store/types.js';
+import type { AttemptRecord, RunKey, RunStatus, StoredRun } from '../store/types.js';
 import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
 import { PAPER_ERROR_TYPE, type ErrorClass } from './classify.js';
 import { executeAttempt, type AttemptFailure, type ExecuteOptions, type ExecuteOutcome } from './execute.js';
@@ -48,10 +48,15 @@ export interface ProtocolOptions {
   /** Backend tasks: the contract and collection their evaluation uses. */
   backend?: Pick<BackendExecuteOptions, 'spec' | 'collection' | 'startupTimeoutSec'>;
   progress(phase: string): void;
+  /** Asked before each attempt: true stops the run there, left `running` to be resumed (a worker shutting down). */
+  shouldStop?(): boolean;
 }
 
-/** `no-attempt`: the agent gave up before generating anything (e.g. a replay without recordings); nothing is stored. */
-export type RunOutcome = 'skipped' | 'succeeded' | 'failed' | 'infrastructure-failed' | 'no-attempt';
+/**
+ * `no-attempt`: the agent gave up before generating anything (e.g. a replay without recordings); nothing is stored.
+ * `interrupted`: stopped between attempts on request (`shouldStop`); the next run resumes it.
+ */
+export type RunOutcome = 'skipped' | 'succeeded' | 'failed' | 'infrastructure-failed' | 'no-attempt' | 'interrupted';
 
 const NO_ERROR_TYPE = 'None';
 
@@ -150,18 +155,18 @@ interface Resumed {
 }
 
 /** Restores a half-done run from the store: its D1, first error class, and the last attempt's project tree. */
-async function resume(store: ResultsStore, key: RunKey, status: ReturnType<ResultsStore['runStatus']>, workspace: string, opts: ProtocolOptions): Promise<Resumed> {
+async function resume(store: ResultsStore, key: RunKey, status: RunStatus | undefined, workspace: string, opts: ProtocolOptions): Promise<Resumed> {
   const state: RunState = { declared: null, firstClass: null, successRound: null };
   // A run set aside after an infrastructure failure starts again from scratch: its attempts are abandoned.
-  if (status === 'infrastructure-failed') store.deleteAttempts(key);
-  const recorded = status === 'running' ? store.attempts(key) : [];
+  if (status === 'infrastructure-failed') await store.deleteAttempts(key);
+  const recorded = status === 'running' ? await store.attempts(key) : [];
   const last = recorded.at(-1);
   if (!last) return { state, round: 0 };
   const firstAttempt = recorded[0]!;
-  state.declared = store.run(key)?.declared ?? null;
+  state.declared = (await store.run(key))?.declared ?? null;
   state.firstClass = firstAttempt.success ? null : ((firstAttempt.errorClass as ErrorClass | null) ?? null);
   if (last.treeHash) {
-    const tree = store.tree(last.treeHash);
+    const tree = await store.tree(last.treeHash);
     await restoreTree(workspace, tree.entries, tree.blob);
   }
   opts.progress(`resuming after attempt ${last.attempt}`);
@@ -213,7 +218,7 @@ function execute(plan: RunPlan, opts: ProtocolOptions, workspace: string, declar
  */
 export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: ProtocolOptions): Promise<RunOutcome> {
   const key = runKey(plan);
-  const status = store.runStatus(key);
+  const status = await store.runStatus(key);
   if (status === 'done') return 'skipped';
   const dir = await mkdtemp(path.join(opts.workRoot ?? os.tmpdir(), 'envproof-run-'));
   const workspace = path.join(dir, 'workspace');
@@ -223,13 +228,14 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
     const { state } = resumed;
     let lastFailure = resumed.lastFailure;
     for (let round = resumed.round; round <= opts.repairs; round++) {
+      if (opts.shouldStop?.()) return 'interrupted';
       const started = new Date();
       opts.progress(round === 0 ? 'generating' : `repair round ${round}`);
 
       const agentStarted = performance.now();
       const turn = await agentTurn(plan, opts, round, workspace, lastFailure);
       if (turn.status === 'unavailable') {
-        store.putRun(runRecord(plan, state, 'infrastructure-failed'));
+        await store.putRun(runRecord(plan, state, 'infrastructure-failed'));
         return 'infrastructure-failed';
       }
       if (turn.status === 'gave-up') {
@@ -240,7 +246,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       const phases: Record<string, number> = { agent: Math.round(performance.now() - agentStarted) };
       let own = performance.now();
       const snapshot = await snapshotTree(workspace);
-      store.putTree(snapshot);
+      await store.putTree(snapshot);
       const declared = await parseDeclared(workspace, plan.language);
       if (round === 0) state.declared = declared && declared.declared.map((d) => d.name);
       const manifest = await manifestOf(workspace, plan.language);
@@ -256,7 +262,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         outcome = await execute(plan, opts, workspace, declared);
         failure = outcome.success ? undefined : outcome.failure;
         if (failure?.class === 'infrastructure') {
-          store.putRun(runRecord(plan, state, 'infrastructure-failed'));
+          await store.putRun(runRecord(plan, state, 'infrastructure-failed'));
           return 'infrastructure-failed';
         }
       }
@@ -290,12 +296,13 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       };
       ownMs += performance.now() - own;
       phases.envproof = Math.round(ownMs);
-      store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record]);
-      if (outcome?.evaluation && plan.task.backend) store.putEvaluation(key, evaluationRecord(round, plan.task.backend, outcome.evaluation));
+      // The attempt and its evaluation in one transaction: a run resumed after it never lacks the evaluation.
+      const evaluations = outcome?.evaluation && plan.task.backend ? [evaluationRecord(round, plan.task.backend, outcome.evaluation)] : [];
+      await store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record], evaluations);
       if (!failure) return 'succeeded';
       lastFailure = failure;
     }
-    store.putRun(runRecord(plan, state, 'done'));
+    await store.putRun(runRecord(plan, state, 'done'));
     return 'failed';
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -109,18 +109,20 @@ export async function runCorpus(opts: CorpusOptions): Promise<CorpusSummary> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'envproof-corpus-'));
   const summary: CorpusSummary = { corpus: name, done: [], skipped: [] };
   try {
-    const todo = instances.filter((i) => tables.status(name, i.id) !== 'done');
+    const done = new Set<string>();
+    for (const i of instances) if ((await tables.status(name, i.id)) === 'done') done.add(i.id);
+    const todo = instances.filter((i) => !done.has(i.id));
     summary.skipped = instances.filter((i) => !todo.includes(i)).map((i) => i.id);
     const prepared = new Map<string, { baseline: string; patched: string }>();
     for (const inst of todo) prepared.set(inst.id, await checkouts(inst, path.join(work, inst.id)));
     for (const inst of todo) {
       const dirs = prepared.get(inst.id)!;
       opts.progress(`instance ${inst.id}`);
-      tables.begin({ corpus: name, instanceId: inst.id, repo: inst.repo, commit: inst.commit, command: inst.cmd, recordedAt: inst.recordedAt.toISOString(), rerunAt: new Date().toISOString(), k: opts.k });
+      await tables.begin({ corpus: name, instanceId: inst.id, repo: inst.repo, commit: inst.commit, command: inst.cmd, recordedAt: inst.recordedAt.toISOString(), rerunAt: new Date().toISOString(), k: opts.k });
       try {
         await runInstance(inst, dirs, opts, name);
       } catch (err) {
-        tables.discard(name, inst.id);
+        await tables.discard(name, inst.id);
         throw err;
       }
       summary.done.push(inst.id);
@@ -143,7 +145,7 @@ async function runInstance(inst: CorpusInstance, dirs: { baseline: string; patch
     onRun: (run) => tables.addRun(name, inst.id, 'patched', run),
   });
   const baseline = await runRepro({ ...common, dir: dirs.baseline, shim: false, attribute: false, onRun: (run) => tables.addRun(name, inst.id, 'baseline', run) });
-  tables.finish(name, inst.id, {
+  await tables.finish(name, inst.id, {
     kind: patched.kind,
     verdict: patched.verdict,
     rate: patched.rate,

@@ -32,7 +32,7 @@ export interface ReproOptions {
   timeoutSec: number;
   progress(message: string): void;
   /** Told of each finished run (the corpus records them as they come). */
-  onRun?(run: RunRecord): void;
+  onRun?(run: RunRecord): Promise<void>;
 }
 
 export const REPRO_SCHEMA_VERSION = 1;
@@ -94,7 +94,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     const diff = reference ? differences(reference.outcome, r.outcome) : [];
     const run: RunRecord = { role, variation: r.shape.settings, outcome: r.outcome, matches: diff.length === 0, differences: diff, durationMs: r.durationMs, installMs: r.installMs };
     opts.progress(`${label}: ${outcomeLine(r.outcome)}${reference ? (run.matches ? ', matches the reference' : `, differs (${diff.slice(0, 3).join('; ')})`) : ''}`);
-    opts.onRun?.(run);
+    await opts.onRun?.(run);
     return run;
   };
 

@@ -1,6 +1,6 @@
-/** The results store's tables of `envproof repro --corpus` (schema v6, docs/store.md). */
-import type Database from 'better-sqlite3';
+/** The results store's tables of `envproof repro --corpus` (schema v6, docs/store.md), on SQLite or PostgreSQL. */
 import type { Cause, RunRecord, Verdict } from '../repro/types.js';
+import { jsonOrNull, parseJson, type SqlDatabase, type SqlValue } from './sql.js';
 
 export interface ReproInstanceRow {
   corpus: string;
@@ -25,79 +25,81 @@ export interface ReproInstanceRow {
 
 export type ReproArm = 'patched' | 'baseline';
 
+type InstanceStart = Pick<ReproInstanceRow, 'corpus' | 'instanceId' | 'repo' | 'commit' | 'command' | 'recordedAt' | 'rerunAt' | 'k'>;
+type InstanceResult = Pick<ReproInstanceRow, 'kind' | 'verdict' | 'rate' | 'shimVerdict' | 'shimRate' | 'overheadRatio' | 'baselineVerdict' | 'baselineRate' | 'causes'>;
+
+/** Each field of an instance row and its column (the columns' order is the statements' parameters' order). */
+const INSTANCE_COLUMNS = {
+  corpus: 'corpus', instanceId: 'instance_id', repo: 'repo', commit: 'commit_id', command: 'command', kind: 'kind',
+  recordedAt: 'recorded_at', rerunAt: 'rerun_at', status: 'status', k: 'k', verdict: 'verdict', rate: 'rate',
+  shimVerdict: 'shim_verdict', shimRate: 'shim_rate', overheadRatio: 'overhead_ratio', baselineVerdict: 'baseline_verdict',
+  baselineRate: 'baseline_rate', causes: 'causes',
+} as const satisfies Record<keyof ReproInstanceRow, string>;
+
+const START_FIELDS = ['corpus', 'instanceId', 'repo', 'commit', 'command', 'recordedAt', 'rerunAt', 'k'] as const satisfies readonly (keyof InstanceStart)[];
+const RESULT_FIELDS = ['kind', 'verdict', 'rate', 'shimVerdict', 'shimRate', 'overheadRatio', 'baselineVerdict', 'baselineRate', 'causes'] as const satisfies readonly (keyof InstanceResult)[];
+
+const RUN_COLUMNS = ['corpus', 'instance_id', 'seq', 'arm', 'role', 'variation', 'outcome', 'matches', 'duration_ms', 'install_ms'] as const;
+
+const INSTANCE_WHERE = 'corpus = ? AND instance_id = ?';
+
+const BEGIN = `INSERT INTO repro_instances (${START_FIELDS.map((f) => INSTANCE_COLUMNS[f]).join(', ')}, status, updated_at)
+VALUES (${START_FIELDS.map(() => '?').join(', ')}, 'running', ?)`;
+
+const FINISH = `UPDATE repro_instances SET status = 'done', ${RESULT_FIELDS.map((f) => `${INSTANCE_COLUMNS[f]} = ?`).join(', ')}, updated_at = ?
+WHERE ${INSTANCE_WHERE}`;
+
+// A run's number is the count of the instance's runs so far, counted by the statement itself.
+const ADD_RUN = `INSERT INTO repro_runs (${RUN_COLUMNS.join(', ')})
+VALUES (?, ?, (SELECT COUNT(*) FROM repro_runs WHERE ${INSTANCE_WHERE}), ${RUN_COLUMNS.slice(3).map(() => '?').join(', ')})`;
+
+function instanceFromRow(r: Record<string, unknown>): ReproInstanceRow {
+  const row = Object.fromEntries(Object.entries(INSTANCE_COLUMNS).map(([field, column]) => [field, r[column]])) as unknown as ReproInstanceRow;
+  return { ...row, causes: parseJson(r.causes) };
+}
+
 export class ReproTables {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: SqlDatabase) {}
 
   /** Starts (or starts again) an instance: its earlier runs, from a run that was stopped, are removed. */
-  begin(row: Pick<ReproInstanceRow, 'corpus' | 'instanceId' | 'repo' | 'commit' | 'command' | 'recordedAt' | 'rerunAt' | 'k'>): void {
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM repro_instances WHERE corpus = ? AND instance_id = ?').run(row.corpus, row.instanceId);
-      this.db
-        .prepare(
-          `INSERT INTO repro_instances (corpus, instance_id, repo, commit_id, command, recorded_at, rerun_at, status, k, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
-        )
-        .run(row.corpus, row.instanceId, row.repo, row.commit, row.command, row.recordedAt, row.rerunAt, row.k, new Date().toISOString());
-    })();
+  begin(row: InstanceStart): Promise<void> {
+    return this.db.transaction(async (q) => {
+      await q.run(`DELETE FROM repro_instances WHERE ${INSTANCE_WHERE}`, [row.corpus, row.instanceId]);
+      await q.run(BEGIN, [...START_FIELDS.map((f) => row[f]), new Date().toISOString()]);
+    });
   }
 
   /** Removes an instance and its runs (one that failed with an error: nothing of it stays half recorded). */
-  discard(corpus: string, instanceId: string): void {
-    this.db.prepare('DELETE FROM repro_instances WHERE corpus = ? AND instance_id = ?').run(corpus, instanceId);
+  discard(corpus: string, instanceId: string): Promise<void> {
+    return this.db.run(`DELETE FROM repro_instances WHERE ${INSTANCE_WHERE}`, [corpus, instanceId]);
   }
 
-  addRun(corpus: string, instanceId: string, arm: ReproArm, run: RunRecord): void {
-    const seq = (this.db.prepare('SELECT COUNT(*) AS n FROM repro_runs WHERE corpus = ? AND instance_id = ?').get(corpus, instanceId) as { n: number }).n;
-    this.db
-      .prepare(
-        `INSERT INTO repro_runs (corpus, instance_id, seq, arm, role, variation, outcome, matches, duration_ms, install_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(corpus, instanceId, seq, arm, run.role, JSON.stringify(run.variation), JSON.stringify(run.outcome), run.matches ? 1 : 0, run.durationMs, run.installMs);
+  addRun(corpus: string, instanceId: string, arm: ReproArm, run: RunRecord): Promise<void> {
+    const params: SqlValue[] = [corpus, instanceId, corpus, instanceId, arm, run.role, JSON.stringify(run.variation), JSON.stringify(run.outcome), run.matches ? 1 : 0, run.durationMs, run.installMs];
+    return this.db.run(ADD_RUN, params);
   }
 
-  finish(corpus: string, instanceId: string, r: Pick<ReproInstanceRow, 'kind' | 'verdict' | 'rate' | 'shimVerdict' | 'shimRate' | 'overheadRatio' | 'baselineVerdict' | 'baselineRate' | 'causes'>): void {
-    this.db
-      .prepare(
-        `UPDATE repro_instances SET status = 'done', kind = ?, verdict = ?, rate = ?, shim_verdict = ?, shim_rate = ?, overhead_ratio = ?,
-           baseline_verdict = ?, baseline_rate = ?, causes = ?, updated_at = ? WHERE corpus = ? AND instance_id = ?`,
-      )
-      .run(r.kind, r.verdict, r.rate, r.shimVerdict, r.shimRate, r.overheadRatio, r.baselineVerdict, r.baselineRate, JSON.stringify(r.causes ?? []), new Date().toISOString(), corpus, instanceId);
+  finish(corpus: string, instanceId: string, r: InstanceResult): Promise<void> {
+    const values: SqlValue[] = RESULT_FIELDS.map((f) => (f === 'causes' ? jsonOrNull(r.causes ?? []) : r[f]));
+    return this.db.run(FINISH, [...values, new Date().toISOString(), corpus, instanceId]);
   }
 
-  status(corpus: string, instanceId: string): 'running' | 'done' | undefined {
-    const row = this.db.prepare('SELECT status FROM repro_instances WHERE corpus = ? AND instance_id = ?').get(corpus, instanceId) as { status: 'running' | 'done' } | undefined;
+  async status(corpus: string, instanceId: string): Promise<'running' | 'done' | undefined> {
+    const [row] = await this.db.all<{ status: 'running' | 'done' }>(`SELECT status FROM repro_instances WHERE ${INSTANCE_WHERE}`, [corpus, instanceId]);
     return row?.status;
   }
 
   /** Finished instances, all corpora or one. */
-  instances(corpus?: string): ReproInstanceRow[] {
-    const rows = (corpus
-      ? this.db.prepare("SELECT * FROM repro_instances WHERE status = 'done' AND corpus = ? ORDER BY corpus, instance_id").all(corpus)
-      : this.db.prepare("SELECT * FROM repro_instances WHERE status = 'done' ORDER BY corpus, instance_id").all()) as Record<string, unknown>[];
-    return rows.map((r) => ({
-      corpus: r.corpus as string,
-      instanceId: r.instance_id as string,
-      repo: r.repo as string,
-      commit: r.commit_id as string,
-      command: r.command as string,
-      kind: r.kind as string | null,
-      recordedAt: r.recorded_at as string,
-      rerunAt: r.rerun_at as string,
-      status: r.status as 'running' | 'done',
-      k: r.k as number,
-      verdict: r.verdict as Verdict | null,
-      rate: r.rate as number | null,
-      shimVerdict: r.shim_verdict as Verdict | null,
-      shimRate: r.shim_rate as number | null,
-      overheadRatio: r.overhead_ratio as number | null,
-      baselineVerdict: r.baseline_verdict as Verdict | null,
-      baselineRate: r.baseline_rate as number | null,
-      causes: r.causes === null ? null : (JSON.parse(r.causes as string) as Cause[]),
-    }));
+  async instances(corpus?: string): Promise<ReproInstanceRow[]> {
+    const rows = await this.db.all<Record<string, unknown>>(
+      `SELECT * FROM repro_instances WHERE status = 'done'${corpus === undefined ? '' : ' AND corpus = ?'} ORDER BY corpus, instance_id`,
+      corpus === undefined ? [] : [corpus],
+    );
+    return rows.map(instanceFromRow);
   }
 
-  runCount(corpus: string, instanceId: string): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM repro_runs WHERE corpus = ? AND instance_id = ?').get(corpus, instanceId) as { n: number }).n;
+  async runCount(corpus: string, instanceId: string): Promise<number> {
+    const [row] = await this.db.all<{ n: number }>(`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM repro_runs WHERE ${INSTANCE_WHERE}`, [corpus, instanceId]);
+    return row!.n;
   }
 }

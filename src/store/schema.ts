@@ -1,6 +1,9 @@
-/** The results store's SQLite schema (documented in docs/store.md). Bump SCHEMA_VERSION on any change and migrate. */
-
-export const SCHEMA_VERSION = 6;
+/**
+ * The results store's schema (documented in docs/store.md), as migrations that both backends apply: each is written
+ * in the SQL that SQLite and PostgreSQL share, with the few type names that differ translated by `ddlFor`
+ * (src/store/sql.ts); a step that PostgreSQL must do differently says so in `postgres`. Any change to the tables
+ * appends a migration; the schema version is the last migration's.
+ */
 
 export const SCHEMA_V1 = `
 CREATE TABLE runs (
@@ -77,21 +80,22 @@ CREATE TABLE tree_entries (
 );
 `;
 
+const LANGUAGE_CHECK_V1 = "CHECK (language IN ('python', 'java', 'javascript', 'cpp'))";
+
 /**
- * Version 3, honest accounting (issue 9):
- * - `runs.d1` may be null: the first manifest M(0) could not be read, so what was declared is unknown (not empty);
- *   SQLite cannot drop a NOT NULL constraint, so the table is rebuilt (same ids, so attempts keep their run);
- * - `attempts.sandbox`: the backend the attempt ran in;
- * - `tasks` keyed by source, so that importing one source's tasks never changes another's domains. A v2 store did
- *   not record whose tasks it held: they are given to both sources.
- * Run with foreign keys off (the rebuild drops `runs`, which would otherwise cascade to `attempts`).
+ * SQLite can drop neither a NOT NULL nor a CHECK: `runs` is rebuilt as `runs_<version>` (d1 nullable, the language
+ * column as given, the same ids, so that attempts keep their run) and renamed back.
  */
-export const MIGRATE_V2_TO_V3 = `
-CREATE TABLE runs_v3 (
+function rebuildRuns(version: number, languageCheck: string): string {
+  const table = `runs_v${version}`;
+  const columns = `id, source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
+  initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status`;
+  return `
+CREATE TABLE ${table} (
   id                 INTEGER PRIMARY KEY,
   source             TEXT    NOT NULL CHECK (source IN ('envgap-csv', 'envproof')),
   agent              TEXT    NOT NULL,
-  language           TEXT    NOT NULL CHECK (language IN ('python', 'java', 'javascript', 'cpp')),
+  language           TEXT    NOT NULL${languageCheck && ` ${languageCheck}`},
   task_id            TEXT    NOT NULL,
   trial              INTEGER NOT NULL CHECK (trial >= 1),
   is_primary         INTEGER NOT NULL CHECK (is_primary IN (0, 1)),
@@ -110,13 +114,22 @@ CREATE TABLE runs_v3 (
   status             TEXT    NOT NULL DEFAULT 'done' CHECK (status IN ('running', 'done', 'infrastructure-failed')),
   UNIQUE (source, agent, language, task_id, trial)
 );
-INSERT INTO runs_v3 (id, source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
-                     initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status)
-  SELECT id, source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
-         initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status FROM runs;
+INSERT INTO ${table} (${columns}) SELECT ${columns} FROM runs;
 DROP TABLE runs;
-ALTER TABLE runs_v3 RENAME TO runs;
+ALTER TABLE ${table} RENAME TO runs;
+`;
+}
 
+/**
+ * Version 3, honest accounting (issue 9):
+ * - `runs.d1` may be null: the first manifest M(0) could not be read, so what was declared is unknown (not empty);
+ *   SQLite cannot drop a NOT NULL constraint, so the table is rebuilt (same ids, so attempts keep their run);
+ * - `attempts.sandbox`: the backend the attempt ran in;
+ * - `tasks` keyed by source, so that importing one source's tasks never changes another's domains. A v2 store did
+ *   not record whose tasks it held: they are given to both sources.
+ * Run with foreign keys off (the rebuild drops `runs`, which would otherwise cascade to `attempts`).
+ */
+const MIGRATE_V2_TO_V3 = `
 ALTER TABLE attempts ADD COLUMN sandbox TEXT;
 
 CREATE TABLE tasks_v3 (
@@ -139,7 +152,7 @@ ALTER TABLE tasks_v3 RENAME TO tasks;
  * task's framework, level and constraints, the verdicts, the scores (A% lenient and strict, the Postman share),
  * the coarse failure class and the judged root cause, every assertion's result, the server's log.
  */
-export const MIGRATE_V3_TO_V4 = `
+const MIGRATE_V3_TO_V4 = `
 CREATE TABLE backend_evaluations (
   run_id        INTEGER NOT NULL,
   attempt       INTEGER NOT NULL CHECK (attempt >= 0),
@@ -164,48 +177,11 @@ CREATE TABLE backend_evaluations (
 `;
 
 /**
- * Version 5: `runs.language` loses its CHECK of four language names, so that runs of any registered ecosystem
- * (Go, the fifth) can be stored; envproof checks the language before it stores a run. SQLite cannot drop a CHECK:
- * the table is rebuilt as in version 3 (same ids).
- */
-export const MIGRATE_V4_TO_V5 = `
-CREATE TABLE runs_v5 (
-  id                 INTEGER PRIMARY KEY,
-  source             TEXT    NOT NULL CHECK (source IN ('envgap-csv', 'envproof')),
-  agent              TEXT    NOT NULL,
-  language           TEXT    NOT NULL,
-  task_id            TEXT    NOT NULL,
-  trial              INTEGER NOT NULL CHECK (trial >= 1),
-  is_primary         INTEGER NOT NULL CHECK (is_primary IN (0, 1)),
-  first_success      INTEGER NOT NULL CHECK (first_success IN (0, 1)),
-  final_success      INTEGER NOT NULL CHECK (final_success IN (0, 1)),
-  repair_depth       INTEGER,
-  initial_error_type TEXT,
-  d1                 TEXT,
-  d2                 TEXT    NOT NULL,
-  d3                 TEXT    NOT NULL,
-  claimed_count      INTEGER,
-  transitive_count   INTEGER,
-  raw                TEXT,
-  origin             TEXT,
-  updated_at         TEXT    NOT NULL,
-  status             TEXT    NOT NULL DEFAULT 'done' CHECK (status IN ('running', 'done', 'infrastructure-failed')),
-  UNIQUE (source, agent, language, task_id, trial)
-);
-INSERT INTO runs_v5 (id, source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
-                     initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status)
-  SELECT id, source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
-         initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, updated_at, status FROM runs;
-DROP TABLE runs;
-ALTER TABLE runs_v5 RENAME TO runs;
-`;
-
-/**
  * Version 6, `envproof repro --corpus` (issue 12): one row per corpus instance (a patch re-run k times with and
  * without the shim, and its unpatched baseline), and every run it made. An instance is `running` until all its runs
  * are recorded; a resumed corpus run starts a `running` instance again from scratch.
  */
-export const MIGRATE_V5_TO_V6 = `
+const MIGRATE_V5_TO_V6 = `
 CREATE TABLE repro_instances (
   corpus            TEXT    NOT NULL,
   instance_id       TEXT    NOT NULL,
@@ -244,3 +220,27 @@ CREATE TABLE repro_runs (
   FOREIGN KEY (corpus, instance_id) REFERENCES repro_instances (corpus, instance_id) ON DELETE CASCADE
 );
 `;
+
+export interface Migration {
+  /** The schema version this migration leads to. */
+  version: number;
+  /** Statements in the SQL both backends share (type names translated for PostgreSQL). */
+  sql: string;
+  /** What PostgreSQL runs instead, where it must differ. */
+  postgres?: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, sql: SCHEMA_V1 },
+  { version: 2, sql: MIGRATE_V1_TO_V2 },
+  // PostgreSQL can drop a NOT NULL constraint; rebuilding `runs` there would drop the attempts' foreign key with it.
+  { version: 3, sql: rebuildRuns(3, LANGUAGE_CHECK_V1) + MIGRATE_V2_TO_V3, postgres: 'ALTER TABLE runs ALTER COLUMN d1 DROP NOT NULL;\n' + MIGRATE_V2_TO_V3 },
+  { version: 4, sql: MIGRATE_V3_TO_V4 },
+  // Version 5: `runs.language` loses its CHECK of four language names, so that runs of any registered ecosystem (Go,
+  // the fifth) can be stored; envproof checks the language before it stores a run. PostgreSQL drops the CHECK by its
+  // name (a column constraint's default name) instead of rebuilding.
+  { version: 5, sql: rebuildRuns(5, ''), postgres: 'ALTER TABLE runs DROP CONSTRAINT runs_language_check;\n' },
+  { version: 6, sql: MIGRATE_V5_TO_V6 },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

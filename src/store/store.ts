@@ -1,19 +1,40 @@
 /**
- * The results store: one SQLite file in WAL mode (docs/store.md). Imported runs and `envproof run`'s runs share
- * the `runs` table; `attempts` holds every round of envproof's own runs.
+ * The results store (docs/store.md): a SQLite file (the default, one machine) or a PostgreSQL database (shared by
+ * workers anywhere), the same schema and statements on both. Imported runs and `envproof run`'s runs share the
+ * `runs` table; `attempts` holds every round of envproof's own runs.
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import { EnvproofError, errorMessage } from '../core/errors.js';
+import { EnvproofError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { isEcosystemId } from '../ecosystems/index.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
-import { MIGRATE_V1_TO_V2, MIGRATE_V2_TO_V3, MIGRATE_V3_TO_V4, MIGRATE_V4_TO_V5, MIGRATE_V5_TO_V6, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
+import { evaluationFromRow, FINAL_EVALUATIONS, putEvaluation } from './evaluations.js';
+import { PostgresDatabase } from './postgres-db.js';
 import { ReproTables } from './repro-tables.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+import { insertNew, insertStatement, jsonOrNull, parseJson, type SqlDatabase, type SqlValue } from './sql.js';
+import { SqliteDatabase } from './sqlite-db.js';
 import type { AttemptRecord, BackendEvaluationRecord, RunKey, RunStatus, StoredRun, StoredTask, TreeEntry, TreeSnapshot } from './types.js';
 
 export const DEFAULT_STORE = 'envproof.db';
+
+/** The `--store` option's help, the same for every command. */
+export const STORE_OPTION_HELP = 'results store: a SQLite file, or a PostgreSQL database (postgres://user@host:port/db)';
+
+/** A `--store` value naming a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(spec: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(spec);
+}
+
+export interface OpenOptions {
+  /** Never write (no migration; an older schema is refused with a hint). */
+  readonly?: boolean;
+  /** Refuse to create the store. */
+  mustExist?: boolean;
+  /** PostgreSQL: how long a lost connection is waited for, seconds (default 300). */
+  reconnectSec?: number;
+  /** PostgreSQL: told when the connection is lost and back. */
+  onConnection?(message: string): void;
+}
 
 interface RunRow {
   source: string;
@@ -36,18 +57,73 @@ interface RunRow {
   status: string;
 }
 
-const UPSERT_RUN = `
-INSERT INTO runs (source, agent, language, task_id, trial, is_primary, first_success, final_success, repair_depth,
-                  initial_error_type, d1, d2, d3, claimed_count, transitive_count, raw, origin, status, updated_at)
-VALUES (@source, @agent, @language, @task_id, @trial, @is_primary, @first_success, @final_success, @repair_depth,
-        @initial_error_type, @d1, @d2, @d3, @claimed_count, @transitive_count, @raw, @origin, @status, @updated_at)
-ON CONFLICT (source, agent, language, task_id, trial) DO UPDATE SET
-  is_primary = excluded.is_primary, first_success = excluded.first_success, final_success = excluded.final_success,
-  repair_depth = excluded.repair_depth, initial_error_type = excluded.initial_error_type, d1 = excluded.d1,
-  d2 = excluded.d2, d3 = excluded.d3, claimed_count = excluded.claimed_count,
-  transitive_count = excluded.transitive_count, raw = excluded.raw, origin = excluded.origin,
-  status = excluded.status, updated_at = excluded.updated_at
-RETURNING id`;
+const RUN_COLUMNS = [
+  'source', 'agent', 'language', 'task_id', 'trial', 'is_primary', 'first_success', 'final_success', 'repair_depth',
+  'initial_error_type', 'd1', 'd2', 'd3', 'claimed_count', 'transitive_count', 'raw', 'origin', 'status', 'updated_at',
+] as const;
+
+const RUN_KEY_COLUMNS = ['source', 'agent', 'language', 'task_id', 'trial'];
+
+const UPSERT_RUN = `${insertStatement('runs', RUN_COLUMNS, RUN_KEY_COLUMNS)} RETURNING id`;
+
+const ATTEMPT_COLUMNS = [
+  'run_id', 'attempt', 'tree_hash', 'manifest_path', 'manifest', 'success', 'error_class', 'error_tail', 'started_at',
+  'duration_ms', 'tokens_in', 'tokens_out', 'cost_usd', 'step', 'note', 'phases', 'sandbox',
+] as const;
+
+const PUT_ATTEMPT = insertStatement('attempts', ATTEMPT_COLUMNS, ['run_id', 'attempt']);
+
+const KEY_WHERE = RUN_KEY_COLUMNS.map((c) => `${c} = ?`).join(' AND ');
+const keyParams = (key: RunKey): SqlValue[] => [key.source, key.agent, key.language, key.taskId, key.trial];
+
+function runParams(run: StoredRun, now: string): SqlValue[] {
+  const row = toRow(run, now);
+  return RUN_COLUMNS.map((c) => row[c]);
+}
+
+function attemptParams(runId: number, a: AttemptRecord): SqlValue[] {
+  const row: Record<(typeof ATTEMPT_COLUMNS)[number], SqlValue> = {
+    run_id: runId,
+    attempt: a.attempt,
+    tree_hash: a.treeHash,
+    manifest_path: a.manifestPath,
+    manifest: a.manifest,
+    success: a.success ? 1 : 0,
+    error_class: a.errorClass,
+    error_tail: a.errorTail,
+    started_at: a.startedAt,
+    duration_ms: a.durationMs,
+    tokens_in: a.tokensIn,
+    tokens_out: a.tokensOut,
+    cost_usd: a.costUsd,
+    step: a.step ?? null,
+    note: a.note ?? null,
+    phases: jsonOrNull(a.phasesMs),
+    sandbox: a.sandbox ?? null,
+  };
+  return ATTEMPT_COLUMNS.map((c) => row[c]);
+}
+
+function attemptFromRow(a: Record<string, unknown>): AttemptRecord {
+  return {
+    attempt: a.attempt as number,
+    treeHash: a.tree_hash as string | null,
+    manifestPath: a.manifest_path as string | null,
+    manifest: a.manifest as string | null,
+    success: a.success === 1,
+    errorClass: a.error_class as string | null,
+    errorTail: a.error_tail as string | null,
+    startedAt: a.started_at as string | null,
+    durationMs: a.duration_ms as number | null,
+    tokensIn: a.tokens_in as number | null,
+    tokensOut: a.tokens_out as number | null,
+    costUsd: a.cost_usd as number | null,
+    step: a.step as string | null,
+    note: a.note as string | null,
+    phasesMs: parseJson(a.phases),
+    sandbox: a.sandbox as string | null,
+  };
+}
 
 function toRow(run: StoredRun, now: string): RunRow & { updated_at: string } {
   return {
@@ -61,12 +137,12 @@ function toRow(run: StoredRun, now: string): RunRow & { updated_at: string } {
     final_success: run.finalSuccess ? 1 : 0,
     repair_depth: run.repairDepth,
     initial_error_type: run.initialErrorType,
-    d1: run.declared === null ? null : JSON.stringify(run.declared),
+    d1: jsonOrNull(run.declared),
     d2: JSON.stringify(run.installed),
     d3: JSON.stringify(run.traced),
     claimed_count: run.claimedCount,
     transitive_count: run.transitiveCount,
-    raw: run.raw ? JSON.stringify(run.raw) : null,
+    raw: jsonOrNull(run.raw),
     origin: run.origin ?? null,
     status: run.status ?? 'done',
     updated_at: now,
@@ -85,338 +161,201 @@ function fromRow(row: RunRow): StoredRun {
     finalSuccess: row.final_success === 1,
     repairDepth: row.repair_depth,
     initialErrorType: row.initial_error_type,
-    declared: row.d1 === null ? null : (JSON.parse(row.d1) as string[]),
-    installed: JSON.parse(row.d2) as string[],
-    traced: JSON.parse(row.d3) as string[],
+    declared: parseJson(row.d1),
+    installed: parseJson(row.d2),
+    traced: parseJson(row.d3),
     claimedCount: row.claimed_count,
     transitiveCount: row.transitive_count,
-    raw: row.raw === null ? null : (JSON.parse(row.raw) as Record<string, string>),
+    raw: parseJson(row.raw),
     origin: row.origin,
     status: row.status as RunStatus,
   };
 }
 
 export class ResultsStore {
-  private constructor(
-    readonly file: string,
-    private readonly db: Database.Database,
-  ) {}
+  private constructor(private readonly db: SqlDatabase) {}
 
-  /**
-   * Opens the store at `file`, creating it unless `mustExist` or `readonly`, and migrating an older schema
-   * unless `readonly` (a read-only open of an older store is refused with a hint).
-   */
-  static open(file: string, opts: { readonly?: boolean; mustExist?: boolean } = {}): ResultsStore {
-    const mustExist = opts.readonly === true || opts.mustExist === true;
-    let db: Database.Database;
-    try {
-      if (!mustExist) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-      db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: mustExist });
-    } catch (err) {
-      throw new EnvproofError(
-        `cannot open the results store ${file}: ${errorMessage(err)}`,
-        mustExist ? 'Import data first (envproof import envgap-csv <dir>) or pass --store <path>.' : undefined,
-      );
-    }
-    const store = new ResultsStore(file, db);
-    store.migrate(opts.readonly ?? false, mustExist);
-    return store;
+  /** Where the store is: the SQLite file, or the PostgreSQL URL without its password. */
+  get location(): string {
+    return this.db.location;
   }
 
-  private migrate(readonly: boolean, mustExist: boolean): void {
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    const refuse = (message: string, hint?: string): never => {
-      this.db.close();
-      throw new EnvproofError(message, hint);
-    };
+  /**
+   * Opens the store `spec` (a SQLite file, or a postgres:// URL), creating it unless `mustExist` or `readonly`, and
+   * migrating an older schema unless `readonly` (a read-only open of an older store is refused with a hint).
+   */
+  static async open(spec: string, opts: OpenOptions = {}): Promise<ResultsStore> {
+    const readonly = opts.readonly ?? false;
+    const mustExist = readonly || opts.mustExist === true;
+    const db = isPostgresUrl(spec)
+      ? await PostgresDatabase.open(spec, { reconnectSec: opts.reconnectSec ?? 300, ...(opts.onConnection ? { onConnection: opts.onConnection } : {}) })
+      : SqliteDatabase.open(spec, { readonly, mustExist: mustExist });
+    try {
+      await ResultsStore.migrate(db, readonly, mustExist);
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+    return new ResultsStore(db);
+  }
+
+  private static async migrate(db: SqlDatabase, readonly: boolean, mustExist: boolean): Promise<void> {
+    const version = await db.schemaVersion();
     if (version > SCHEMA_VERSION) {
-      refuse(`${this.file} has store schema version ${version}; this envproof knows up to ${SCHEMA_VERSION}`, 'Upgrade envproof.');
+      throw new EnvproofError(`${db.location} has store schema version ${version}; this envproof knows up to ${SCHEMA_VERSION}`, 'Upgrade envproof.');
     }
-    // A file without a schema version that has tables (or had to exist) is some other database: never add to it.
-    if (version === 0 && (mustExist || this.db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get() !== undefined)) {
-      refuse(`${this.file} is not an envproof results store (schema version 0)`);
+    // A database without a schema version that has tables (or had to exist) is some other database: never add to it.
+    if (version === 0 && (mustExist || (await db.hasTables()))) {
+      throw new EnvproofError(`${db.location} is not an envproof results store (schema version 0)`);
     }
+    if (version === SCHEMA_VERSION) return;
     if (readonly) {
-      if (version < SCHEMA_VERSION) {
-        refuse(
-          `${this.file} has the older store schema version ${version}`,
-          'Open it once for writing (envproof report or envproof import migrate it in place).',
-        );
-      }
-      return;
+      throw new EnvproofError(`${db.location} has the older store schema version ${version}`, 'Open it once for writing (envproof report or envproof import migrate it in place).');
     }
-    this.db.pragma('journal_mode = WAL');
-    if (version < SCHEMA_VERSION) {
-      // Migrations may rebuild tables: with foreign keys on, dropping the old `runs` would delete every attempt.
-      this.db.pragma('foreign_keys = OFF');
-      this.db.transaction(() => {
-        if (version < 1) this.db.exec(SCHEMA_V1);
-        if (version < 2) this.db.exec(MIGRATE_V1_TO_V2);
-        if (version < 3) this.db.exec(MIGRATE_V2_TO_V3);
-        if (version < 4) this.db.exec(MIGRATE_V3_TO_V4);
-        if (version < 5) this.db.exec(MIGRATE_V4_TO_V5);
-        if (version < 6) this.db.exec(MIGRATE_V5_TO_V6);
-        if ((this.db.pragma('foreign_key_check') as unknown[]).length > 0) {
-          throw new EnvproofError(`${this.file}: migrating the store broke its references; it was left unchanged`);
-        }
-        this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      })();
-    }
-    this.db.pragma('foreign_keys = ON');
+    await db.migrate(SCHEMA_VERSION, (from) => MIGRATIONS.filter((m) => m.version > from));
   }
 
   /**
    * Inserts or replaces (same source, agent, language, task, trial) all runs, and the tasks of one source, in one
    * transaction. Tasks are kept per source: one source's tasks never change another's domains.
    */
-  replaceRuns(runs: readonly StoredRun[], tasks?: { source: RunSource; tasks: readonly TaskInfo[] }): void {
-    const upsertRun = this.db.prepare(UPSERT_RUN);
-    const upsertTask = this.db.prepare(
-      `INSERT INTO tasks (source, id, title, domain, complexity) VALUES (@source, @id, @title, @domain, @complexity)
-       ON CONFLICT (source, id) DO UPDATE SET title = excluded.title, domain = excluded.domain, complexity = excluded.complexity`,
-    );
+  async replaceRuns(runs: readonly StoredRun[], tasks?: { source: RunSource; tasks: readonly TaskInfo[] }): Promise<void> {
     const now = new Date().toISOString();
-    this.db.transaction(() => {
+    await this.db.transaction(async (q) => {
       for (const t of tasks?.tasks ?? []) {
-        upsertTask.run({ source: tasks!.source, id: t.id, title: t.title ?? null, domain: t.domain, complexity: t.complexity ?? null });
+        await q.run(
+          `INSERT INTO tasks (source, id, title, domain, complexity) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (source, id) DO UPDATE SET title = excluded.title, domain = excluded.domain, complexity = excluded.complexity`,
+          [tasks!.source, t.id, t.title ?? null, t.domain, t.complexity ?? null],
+        );
       }
-      for (const r of runs) upsertRun.run(toRow(r, now));
-    })();
+      for (const r of runs) await q.run(UPSERT_RUN, runParams(r, now));
+    });
   }
 
   /**
-   * Writes (inserts or updates) one run and adds or replaces the given attempts, keeping its other attempts, so
-   * that `envproof run` can record each attempt as it finishes. Returns the run's id.
+   * Writes (inserts or updates) one run and adds or replaces the given attempts and their backend evaluations,
+   * keeping its other attempts, so that `envproof run` can record each attempt as it finishes. Returns the run's id.
    */
-  putRun(run: StoredRun, attempts: readonly AttemptRecord[] = []): number {
-    const insertAttempt = this.db.prepare(
-      `INSERT OR REPLACE INTO attempts (run_id, attempt, tree_hash, manifest_path, manifest, success, error_class,
-         error_tail, started_at, duration_ms, tokens_in, tokens_out, cost_usd, step, note, phases, sandbox)
-       VALUES (@run_id, @attempt, @tree_hash, @manifest_path, @manifest, @success, @error_class, @error_tail,
-         @started_at, @duration_ms, @tokens_in, @tokens_out, @cost_usd, @step, @note, @phases, @sandbox)`,
-    );
-    return this.db.transaction(() => {
-      const { id } = this.db.prepare(UPSERT_RUN).get(toRow(run, new Date().toISOString())) as { id: number };
-      for (const a of attempts) {
-        insertAttempt.run({
-          run_id: id,
-          attempt: a.attempt,
-          tree_hash: a.treeHash,
-          manifest_path: a.manifestPath,
-          manifest: a.manifest,
-          success: a.success ? 1 : 0,
-          error_class: a.errorClass,
-          error_tail: a.errorTail,
-          started_at: a.startedAt,
-          duration_ms: a.durationMs,
-          tokens_in: a.tokensIn,
-          tokens_out: a.tokensOut,
-          cost_usd: a.costUsd,
-          step: a.step ?? null,
-          note: a.note ?? null,
-          phases: a.phasesMs ? JSON.stringify(a.phasesMs) : null,
-          sandbox: a.sandbox ?? null,
-        });
-      }
+  putRun(run: StoredRun, attempts: readonly AttemptRecord[] = [], evaluations: readonly BackendEvaluationRecord[] = []): Promise<number> {
+    return this.db.transaction(async (q) => {
+      const [{ id }] = (await q.all<{ id: number }>(UPSERT_RUN, runParams(run, new Date().toISOString()))) as [{ id: number }];
+      for (const a of attempts) await q.run(PUT_ATTEMPT, attemptParams(id, a));
+      for (const e of evaluations) await putEvaluation(q, id, e);
       return id;
-    })();
+    });
   }
 
   /** The runs that have ended (status `done`): runs being recorded or lost to infrastructure are left out. */
-  runs(): StoredRun[] {
+  runs(): Promise<StoredRun[]> {
     return this.runsWithStatus('done');
   }
 
-  runsWithStatus(status: RunStatus): StoredRun[] {
+  runsWithStatus(status: RunStatus): Promise<StoredRun[]> {
     return this.selectRuns('WHERE status = ?', status);
   }
 
-  private selectRuns(where: string, ...params: string[]): StoredRun[] {
-    const rows = this.db.prepare(`SELECT * FROM runs ${where} ORDER BY source, agent, language, task_id, trial`).all(...params) as RunRow[];
+  private async selectRuns(where: string, ...params: string[]): Promise<StoredRun[]> {
+    const rows = await this.db.all<RunRow>(`SELECT * FROM runs ${where} ORDER BY source, agent, language, task_id, trial`, params);
     return rows.map((row) => {
       if (!isEcosystemId(row.language)) {
-        throw new EnvproofError(`${this.file}: run of unknown language ${row.language}`);
+        throw new EnvproofError(`${this.location}: run of unknown language ${row.language}`);
       }
       return fromRow(row);
     });
   }
 
-  attempts(key: RunKey): AttemptRecord[] {
-    const rows = this.db
-      .prepare(
-        `SELECT a.* FROM attempts a JOIN runs r ON r.id = a.run_id
-         WHERE r.source = ? AND r.agent = ? AND r.language = ? AND r.task_id = ? AND r.trial = ? ORDER BY a.attempt`,
-      )
-      .all(key.source, key.agent, key.language, key.taskId, key.trial) as Record<string, unknown>[];
-    return rows.map((a) => ({
-      attempt: a.attempt as number,
-      treeHash: a.tree_hash as string | null,
-      manifestPath: a.manifest_path as string | null,
-      manifest: a.manifest as string | null,
-      success: a.success === 1,
-      errorClass: a.error_class as string | null,
-      errorTail: a.error_tail as string | null,
-      startedAt: a.started_at as string | null,
-      durationMs: a.duration_ms as number | null,
-      tokensIn: a.tokens_in as number | null,
-      tokensOut: a.tokens_out as number | null,
-      costUsd: a.cost_usd as number | null,
-      step: a.step as string | null,
-      note: a.note as string | null,
-      phasesMs: a.phases === null ? null : (JSON.parse(a.phases as string) as Record<string, number>),
-      sandbox: a.sandbox as string | null,
-    }));
+  async attempts(key: RunKey): Promise<AttemptRecord[]> {
+    const rows = await this.db.all<Record<string, unknown>>(
+      `SELECT a.* FROM attempts a JOIN runs r ON r.id = a.run_id
+       WHERE r.source = ? AND r.agent = ? AND r.language = ? AND r.task_id = ? AND r.trial = ? ORDER BY a.attempt`,
+      keyParams(key),
+    );
+    return rows.map(attemptFromRow);
   }
 
   /** Removes every attempt of a run (a run restarted from scratch abandons them). */
-  deleteAttempts(key: RunKey): void {
-    this.db
-      .prepare(
-        `DELETE FROM attempts WHERE run_id = (SELECT id FROM runs
-           WHERE source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?)`,
-      )
-      .run(key.source, key.agent, key.language, key.taskId, key.trial);
+  deleteAttempts(key: RunKey): Promise<void> {
+    return this.db.run(`DELETE FROM attempts WHERE run_id = (SELECT id FROM runs WHERE ${KEY_WHERE})`, keyParams(key));
   }
 
   /** Every run, whatever its status (for inspection and export). */
-  allRuns(): StoredRun[] {
+  allRuns(): Promise<StoredRun[]> {
     return this.selectRuns('');
   }
 
   /** One run by its key, whatever its status. */
-  run(key: RunKey): StoredRun | undefined {
-    const row = this.db
-      .prepare('SELECT * FROM runs WHERE source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?')
-      .get(key.source, key.agent, key.language, key.taskId, key.trial) as RunRow | undefined;
+  async run(key: RunKey): Promise<StoredRun | undefined> {
+    const [row] = await this.db.all<RunRow>(`SELECT * FROM runs WHERE ${KEY_WHERE}`, keyParams(key));
     return row && fromRow(row);
   }
 
   /** The status of one run, or undefined when it has not been started. */
-  runStatus(key: RunKey): RunStatus | undefined {
-    const row = this.db
-      .prepare('SELECT status FROM runs WHERE source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?')
-      .get(key.source, key.agent, key.language, key.taskId, key.trial) as { status: RunStatus } | undefined;
+  async runStatus(key: RunKey): Promise<RunStatus | undefined> {
+    const [row] = await this.db.all<{ status: RunStatus }>(`SELECT status FROM runs WHERE ${KEY_WHERE}`, keyParams(key));
     return row?.status;
   }
 
   /** Stores a project tree, content-addressed: a blob or tree already present is not written again. */
-  putTree(snapshot: TreeSnapshot): void {
-    const blob = this.db.prepare('INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)');
-    const entry = this.db.prepare('INSERT OR IGNORE INTO tree_entries (tree_hash, path, kind, executable, blob) VALUES (?, ?, ?, ?, ?)');
-    this.db.transaction(() => {
-      for (const [hash, content] of snapshot.blobs) blob.run(hash, content);
-      for (const e of snapshot.entries) entry.run(snapshot.hash, e.path, e.kind, e.executable ? 1 : 0, e.blob);
-    })();
+  putTree(snapshot: TreeSnapshot): Promise<void> {
+    return this.db.transaction(async (q) => {
+      // A tree is written whole in one transaction: one already there has all its blobs too.
+      if ((await q.all('SELECT 1 FROM tree_entries WHERE tree_hash = ? LIMIT 1', [snapshot.hash])).length > 0) return;
+      await insertNew(q, 'blobs', ['hash', 'content'], [...snapshot.blobs].map(([hash, content]) => [hash, content]));
+      await insertNew(q, 'tree_entries', ['tree_hash', 'path', 'kind', 'executable', 'blob'], snapshot.entries.map((e) => [snapshot.hash, e.path, e.kind, e.executable ? 1 : 0, e.blob]));
+    });
   }
 
-  /** The entries of a stored tree and a reader for its blobs. */
-  tree(hash: string): { entries: TreeEntry[]; blob: (hash: string) => Buffer } {
-    const rows = this.db.prepare('SELECT path, kind, executable, blob FROM tree_entries WHERE tree_hash = ? ORDER BY path').all(hash) as {
-      path: string;
-      kind: 'file' | 'symlink';
-      executable: number;
-      blob: string;
-    }[];
-    const get = this.db.prepare('SELECT content FROM blobs WHERE hash = ?');
+  /** The entries of a stored tree and a reader for its blobs (read with it). */
+  async tree(hash: string): Promise<{ entries: TreeEntry[]; blob: (hash: string) => Buffer }> {
+    const rows = await this.db.all<{ path: string; kind: 'file' | 'symlink'; executable: number; blob: string; content: Buffer | null }>(
+      `SELECT e.path, e.kind, e.executable, e.blob, b.content FROM tree_entries e LEFT JOIN blobs b ON b.hash = e.blob
+       WHERE e.tree_hash = ? ORDER BY e.path`,
+      [hash],
+    );
+    const contents = new Map(rows.map((r) => [r.blob, r.content]));
     return {
       entries: rows.map((r) => ({ path: r.path, kind: r.kind, executable: r.executable === 1, blob: r.blob })),
       blob: (h) => {
-        const row = get.get(h) as { content: Buffer } | undefined;
-        if (!row) throw new EnvproofError(`${this.file}: blob ${h} of tree ${hash} is missing`);
-        return row.content;
+        const content = contents.get(h);
+        if (!content) throw new EnvproofError(`${this.location}: blob ${h} of tree ${hash} is missing`);
+        return content;
       },
     };
   }
 
   /** Stores (or replaces) the behavioural evaluation of one attempt of a backend run. */
-  putEvaluation(key: RunKey, e: BackendEvaluationRecord): void {
-    const run = this.db
-      .prepare('SELECT id FROM runs WHERE source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?')
-      .get(key.source, key.agent, key.language, key.taskId, key.trial) as { id: number } | undefined;
-    if (!run) throw new EnvproofError(`${this.file}: no run ${key.agent} ${key.taskId} ${key.language} #${key.trial} to attach an evaluation to`);
-    const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
-    this.db
-      .prepare(
-        `INSERT OR REPLACE INTO backend_evaluations (run_id, attempt, framework, level, constraints, passed, failure_class, root_cause,
-           root_cause_note, a_lenient, a_strict, postman_pct, verifiers, assertions, postman, startup, server_log)
-         VALUES (@run_id, @attempt, @framework, @level, @constraints, @passed, @failure_class, @root_cause, @root_cause_note, @a_lenient,
-           @a_strict, @postman_pct, @verifiers, @assertions, @postman, @startup, @server_log)`,
-      )
-      .run({
-        run_id: run.id,
-        attempt: e.attempt,
-        framework: e.framework,
-        level: e.level,
-        constraints: JSON.stringify(e.constraints),
-        passed: e.passed ? 1 : 0,
-        failure_class: e.failureClass ?? null,
-        root_cause: e.rootCause ?? null,
-        root_cause_note: e.rootCauseNote ?? null,
-        a_lenient: e.aLenient,
-        a_strict: e.aStrict,
-        postman_pct: e.postmanPct ?? null,
-        verifiers: json(e.verifiers),
-        assertions: JSON.stringify(e.assertions),
-        postman: json(e.postman),
-        startup: JSON.stringify(e.startup),
-        server_log: e.serverLog ?? null,
-      });
+  putEvaluation(key: RunKey, e: BackendEvaluationRecord): Promise<void> {
+    return this.db.transaction(async (q) => {
+      const [run] = await q.all<{ id: number }>(`SELECT id FROM runs WHERE ${KEY_WHERE}`, keyParams(key));
+      if (!run) throw new EnvproofError(`${this.location}: no run ${key.agent} ${key.taskId} ${key.language} #${key.trial} to attach an evaluation to`);
+      await putEvaluation(q, run.id, e);
+    });
   }
 
   /**
    * The final evaluation of every finished backend run (its last evaluated attempt), with the run's key: what the
    * backend metrics are computed from.
    */
-  backendEvaluations(): (BackendEvaluationRecord & { key: RunKey })[] {
-    const rows = this.db
-      .prepare(
-        `SELECT r.source, r.agent, r.language, r.task_id, r.trial, e.* FROM backend_evaluations e JOIN runs r ON r.id = e.run_id
-         WHERE r.status = 'done' AND e.attempt = (SELECT MAX(attempt) FROM backend_evaluations x WHERE x.run_id = e.run_id)
-         ORDER BY r.agent, r.task_id, r.trial`,
-      )
-      .all() as Record<string, unknown>[];
-    const parse = (v: unknown) => (v === null ? undefined : JSON.parse(v as string));
-    return rows.map((r) => ({
-      key: { source: r.source as RunSource, agent: r.agent as string, language: r.language as EcosystemId, taskId: r.task_id as string, trial: r.trial as number },
-      attempt: r.attempt as number,
-      framework: r.framework as string,
-      level: r.level as number,
-      constraints: JSON.parse(r.constraints as string),
-      passed: r.passed === 1,
-      ...(r.failure_class === null ? {} : { failureClass: r.failure_class as string }),
-      ...(r.root_cause === null ? {} : { rootCause: r.root_cause as string }),
-      ...(r.root_cause_note === null ? {} : { rootCauseNote: r.root_cause_note as string }),
-      aLenient: r.a_lenient as number,
-      aStrict: r.a_strict as number,
-      ...(r.postman_pct === null ? {} : { postmanPct: r.postman_pct as number }),
-      verifiers: parse(r.verifiers),
-      assertions: JSON.parse(r.assertions as string),
-      postman: parse(r.postman),
-      startup: JSON.parse(r.startup as string),
-      ...(r.server_log === null ? {} : { serverLog: r.server_log as string }),
-    }));
+  async backendEvaluations(): Promise<(BackendEvaluationRecord & { key: RunKey })[]> {
+    return (await this.db.all<Record<string, unknown>>(FINAL_EVALUATIONS)).map(evaluationFromRow);
   }
 
   /** Records the judged root cause of a backend run's final evaluation. */
-  setRootCause(key: RunKey, attempt: number, rootCause: string, note: string): void {
-    this.db
-      .prepare(
-        `UPDATE backend_evaluations SET root_cause = ?, root_cause_note = ? WHERE attempt = ? AND run_id =
-           (SELECT id FROM runs WHERE source = ? AND agent = ? AND language = ? AND task_id = ? AND trial = ?)`,
-      )
-      .run(rootCause, note, attempt, key.source, key.agent, key.language, key.taskId, key.trial);
+  setRootCause(key: RunKey, attempt: number, rootCause: string, note: string): Promise<void> {
+    return this.db.run(
+      `UPDATE backend_evaluations SET root_cause = ?, root_cause_note = ? WHERE attempt = ? AND run_id = (SELECT id FROM runs WHERE ${KEY_WHERE})`,
+      [rootCause, note, attempt, ...keyParams(key)],
+    );
   }
 
   /** The tasks of one source, or of every source. */
-  tasks(source?: RunSource): StoredTask[] {
+  async tasks(source?: RunSource): Promise<StoredTask[]> {
     const where = source === undefined ? '' : 'WHERE source = ?';
-    const rows = this.db.prepare(`SELECT source, id, title, domain, complexity FROM tasks ${where} ORDER BY source, id`).all(...(source === undefined ? [] : [source])) as {
-      source: RunSource;
-      id: string;
-      title: string | null;
-      domain: string;
-      complexity: string | null;
-    }[];
+    const rows = await this.db.all<{ source: RunSource; id: string; title: string | null; domain: string; complexity: string | null }>(
+      `SELECT source, id, title, domain, complexity FROM tasks ${where} ORDER BY source, id`,
+      source === undefined ? [] : [source],
+    );
     return rows.map((t) => ({
       source: t.source,
       id: t.id,
@@ -431,7 +370,7 @@ export class ResultsStore {
     return new ReproTables(this.db);
   }
 
-  close(): void {
-    this.db.close();
+  close(): Promise<void> {
+    return this.db.close();
   }
 }

@@ -43,7 +43,7 @@ test('the openai adapter against a local chat-completions server: history, usage
     assert.match(second!.body.messages[3].content, /Error class: missing-dependency/);
     assert.match(second!.body.messages[3].content, /No module named 'yaml'/);
 
-    const { run, attempts } = readStore(store)[0]!;
+    const { run, attempts } = (await readStore(store))[0]!;
     assert.equal(run.agent, 'openai:fake-model');
     assert.equal(run.finalSuccess, true, 'the program did not see the agent key (it exits 3 when it does)');
     assert.deepEqual(run.declared, ['six']);

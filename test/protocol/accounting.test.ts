@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { completion, startFakeLlm } from '../agents/fake-llm.js';
 import { runCliAsync } from '../helpers/cli.js';
-import { closedPort, readStore, SUITE, tempStore } from './helpers.js';
+import { closedPort, readStore, SUITE, tempStore, type StoreEntry } from './helpers.js';
 
 type Files = Record<string, string>;
 
@@ -61,7 +61,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
     const agent = `scripted:${script([{ 'requirements.txt': `pkg @ http://127.0.0.1:${refused}/pkg-1.0.tar.gz\n`, 'main.py': PY_MAIN }])}`;
     const r = await run(agent, 'python');
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const [{ run: stored, attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'done', 'counted, not set aside');
     assert.equal(stored.finalSuccess, false);
     assert.equal(attempts[0]!.errorClass, 'fetch-failure');
@@ -73,7 +73,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
     const r = await run(agent, 'python', [], { ENVPROOF_REGISTRY_PIP: `http://127.0.0.1:${refused}/simple/` });
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /1 set aside \(infrastructure\)/);
-    const [{ run: stored, attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'infrastructure-failed');
     assert.equal(attempts.length, 0);
   });
@@ -84,7 +84,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
     const agent = `scripted:${script([{ 'package.json': JSON.stringify(pkg), '.npmrc': 'fetch-retries=0\n', 'index.js': 'console.log("hi");\n' }])}`;
     const r = await run(agent, 'javascript');
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const [{ run: stored, attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'done');
     assert.match(attempts[0]!.errorTail!, /ECONNREFUSED/, 'the wording that used to be taken for infrastructure');
     assert.equal(attempts[0]!.errorClass, 'fetch-failure');
@@ -95,7 +95,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
     const agent = `scripted:${script([{ 'package.json': JSON.stringify(pkg), 'index.js': 'console.log("hi");\n' }])}`;
     const r = await run(agent, 'javascript', ['--timeout', '8']);
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const [{ run: stored, attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'done');
     assert.equal(attempts[0]!.errorClass, 'timeout');
     assert.equal(attempts[0]!.step, 'install');
@@ -110,7 +110,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
     const agent = `scripted:${script([{ 'pom.xml': pom, 'src/main/java/demo/App.java': 'package demo; public class App { public static void main(String[] a) {} }\n' }])}`;
     const r = await run(agent, 'java');
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const [{ run: stored, attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'done');
     assert.match(attempts[0]!.errorTail!, /Connection refused/);
     assert.equal(attempts[0]!.errorClass, 'fetch-failure');
@@ -124,7 +124,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
     const agent = `scripted:${script([{ 'pom.xml': pom, 'src/main/java/demo/App.java': 'package demo; public class App { public static void main(String[] a) {} }\n' }])}`;
     const r = await run(agent, 'java', [], { ENVPROOF_REGISTRY_MAVEN: `http://127.0.0.1:${refused}/maven2/` });
     assert.equal(r.status, 1, r.stdout + r.stderr);
-    const [{ run: stored, attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'infrastructure-failed');
     assert.equal(attempts.length, 0);
   });
@@ -142,7 +142,7 @@ describe('restarts, unknown manifests, sandbox and attribution of envproof run',
     } finally {
       await api.close();
     }
-    const [aside] = readStore(store);
+    const [aside] = (await readStore(store));
     assert.equal(aside!.run.status, 'infrastructure-failed');
     assert.deepEqual(aside!.attempts.map((a) => [a.attempt, a.errorClass]), [[0, 'agent-error'], [1, 'agent-error']], 'kept until the restart');
 
@@ -150,7 +150,7 @@ describe('restarts, unknown manifests, sandbox and attribution of envproof run',
     const second = `claude@scripted:${script([{ 'requirements.txt': '', 'main.py': PY_MAIN }])}`;
     const r2 = await runCliAsync([...base, '--agent', second]);
     assert.equal(r2.status, 0, r2.stdout + r2.stderr);
-    const [done] = readStore(store);
+    const [done] = (await readStore(store));
     assert.equal(done!.run.status, 'done');
     assert.equal(done!.run.firstSuccess, true);
     assert.deepEqual(done!.attempts.map((a) => [a.attempt, a.success]), [[0, true]], 'no attempt of the abandoned run is left');
@@ -160,7 +160,7 @@ describe('restarts, unknown manifests, sandbox and attribution of envproof run',
     const agent = `scripted:${script([{ 'main.py': PY_MAIN }, { 'requirements.txt': 'six==1.16.0\n', 'main.py': 'import six\nprint(six.PY3)\n' }])}`;
     const r = await run(agent, 'python', ['--repairs', '1']);
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const [{ run: stored, attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.finalSuccess, true);
     assert.equal(stored.declared, null, 'not "declared nothing"');
     assert.equal(stored.claimedCount, null);
@@ -174,7 +174,7 @@ describe('restarts, unknown manifests, sandbox and attribution of envproof run',
     cpSync(path.join(import.meta.dirname, '..', 'ecosystems', 'java', 'fixtures', 'gson-jackson'), path.join(replay, 'p_01', 'java', '0'), { recursive: true });
     const r = await run(`replay:${replay}`, 'java', ['--java-attribution', 'opened', '--timeout', '180']);
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const [{ run: stored }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    const [{ run: stored }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.firstSuccess, true);
     assert.deepEqual(stored.traced, ['commons-lang3', 'gson', 'jackson-annotations', 'jackson-core', 'jackson-databind']);
   });
@@ -193,7 +193,7 @@ describe('compiler configuration is build configuration, not a code bug (real ja
     ])}`;
     const r = await run(agent, 'java', ['--repairs', '1']);
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const [{ run: stored, attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.match(attempts[0]!.errorTail!, /Source option 5 is no longer supported/);
     assert.deepEqual(attempts.map((a) => [a.step, a.errorClass]), [['build', 'build-configuration'], ['build', 'code-bug']]);
     assert.equal(stored.initialErrorType, 'BuildConfig');
@@ -207,7 +207,7 @@ describe('compiler configuration is build configuration, not a code bug (real ja
     ])}`;
     const r = await run(agent, 'cpp', ['--repairs', '1']);
     assert.equal(r.status, 0, r.stdout + r.stderr);
-    const [{ attempts }] = readStore(r.store) as [ReturnType<typeof readStore>[number]];
+    const [{ attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.match(attempts[0]!.errorTail!, /-std=c\+\+29/);
     assert.deepEqual(attempts.map((a) => [a.step, a.errorClass]), [['build', 'build-configuration'], ['build', 'code-bug']]);
   });

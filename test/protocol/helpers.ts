@@ -1,10 +1,10 @@
 import { mkdtempSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ResultsStore } from '../../src/store/store.js';
-import type { StoredRun } from '../../src/store/types.js';
+import type { AttemptRecord, StoredRun } from '../../src/store/types.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { freePort } from '../helpers/services.js';
 
 export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 export const SUITE = path.join(FIXTURES, 'suite.yaml');
@@ -18,20 +18,18 @@ export function runProtocolCli(store: string, ...args: string[]): CliResult {
 }
 
 /** Every run of the store, whatever its status, with its attempts. */
-export function readStore(file: string): { run: StoredRun; attempts: ReturnType<ResultsStore['attempts']> }[] {
-  const store = ResultsStore.open(file);
+export type StoreEntry = { run: StoredRun; attempts: AttemptRecord[] };
+
+export async function readStore(spec: string): Promise<StoreEntry[]> {
+  const store = await ResultsStore.open(spec);
   try {
-    return store.allRuns().map((run) => ({ run, attempts: store.attempts(run) }));
+    const entries = [];
+    for (const run of await store.allRuns()) entries.push({ run, attempts: await store.attempts(run) });
+    return entries;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-/** A local port nothing listens on (bound once to pick it, then closed): connections to it are refused. */
-export async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** A local port nothing listens on: connections to it are refused. */
+export const closedPort = freePort;

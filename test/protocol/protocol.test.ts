@@ -6,11 +6,11 @@ import { runCli } from '../helpers/cli.js';
 import { closedPort, FIXTURES, readStore, runProtocolCli, tempStore } from './helpers.js';
 
 describe('envproof run with scripted and replay agents (real installs, real tracer)', { concurrency: false }, () => {
-  test('a missing dependency is repaired in round 1: D1 from attempt 0, D2 and D3 from attempt 1', () => {
+  test('a missing dependency is repaired in round 1: D1 from attempt 0, D2 and D3 from attempt 1', async () => {
     const store = tempStore();
     const r = runProtocolCli(store, '--agent', `scripted:${path.join(FIXTURES, 'repair-python.yaml')}`, '--tasks', 'p_01', '--languages', 'python', '--repairs', '3');
     assert.equal(r.status, 0, r.stderr);
-    const [entry, ...others] = readStore(store);
+    const [entry, ...others] = (await readStore(store));
     assert.equal(others.length, 0);
     const { run, attempts } = entry!;
     assert.equal(run.status, 'done');
@@ -32,11 +32,11 @@ describe('envproof run with scripted and replay agents (real installs, real trac
     assert.notEqual(attempts[0]!.treeHash, attempts[1]!.treeHash);
   });
 
-  test('a run that never converges stops after k repairs', () => {
+  test('a run that never converges stops after k repairs', async () => {
     const store = tempStore();
     const r = runProtocolCli(store, '--agent', `scripted:${path.join(FIXTURES, 'never-converges.yaml')}`, '--tasks', 'p_01', '--languages', 'python', '--repairs', '2');
     assert.equal(r.status, 0, r.stderr);
-    const { run, attempts } = readStore(store)[0]!;
+    const { run, attempts } = (await readStore(store))[0]!;
     assert.equal(run.finalSuccess, false);
     assert.equal(run.repairDepth, null);
     assert.equal(run.initialErrorType, 'CodeBug');
@@ -46,25 +46,25 @@ describe('envproof run with scripted and replay agents (real installs, real trac
     assert.match(r.stdout, /0 succeeded, 1 failed/);
   });
 
-  test('files an agent writes outside its workspace are refused and recorded', () => {
+  test('files an agent writes outside its workspace are refused and recorded', async () => {
     // The `..` write would have landed beside the workspace, in a directory removed after the run; the absolute one would stay.
     const outside = ['/tmp/envproof-escape-absolute.txt'];
     for (const f of outside) rmSync(f, { force: true });
     const store = tempStore();
     const r = runProtocolCli(store, '--agent', `scripted:${path.join(FIXTURES, 'escape.yaml')}`, '--tasks', 'p_01', '--languages', 'python', '--repairs', '0');
     assert.equal(r.status, 0, r.stderr);
-    const { run, attempts } = readStore(store)[0]!;
+    const { run, attempts } = (await readStore(store))[0]!;
     assert.equal(run.finalSuccess, true, 'the valid part of the project still runs');
     assert.match(attempts[0]!.note!, /refused \.\.\/envproof-escape-test\.txt \(parent-escape\)/);
     assert.match(attempts[0]!.note!, /refused \/tmp\/envproof-escape-absolute\.txt \(absolute-path\)/);
     for (const f of outside) assert.equal(existsSync(f), false, `${f} was not written`);
   });
 
-  test('a replayed JavaScript project that succeeds at once', () => {
+  test('a replayed JavaScript project that succeeds at once', async () => {
     const store = tempStore();
     const r = runProtocolCli(store, '--agent', `claude@replay:${path.join(FIXTURES, 'replay')}`, '--tasks', 'p_01,p_02', '--languages', 'javascript');
     assert.equal(r.status, 0, r.stderr);
-    const entries = readStore(store);
+    const entries = (await readStore(store));
     assert.equal(entries.length, 1, 'p_02 has no recording: the agent gave up before generating, nothing stored');
     const { run, attempts } = entries[0]!;
     assert.equal(run.agent, 'claude');
@@ -99,11 +99,11 @@ describe('envproof export', () => {
 });
 
 describe('envproof run on compiled languages (real Maven, real CMake)', { concurrency: false }, () => {
-  test('replayed Java and C++ projects succeed at once and carry their layers', () => {
+  test('replayed Java and C++ projects succeed at once and carry their layers', async () => {
     const store = tempStore();
     const r = runProtocolCli(store, '--agent', `replay:${path.join(FIXTURES, 'replay')}`, '--tasks', 'p_01', '--languages', 'java,cpp', '--timeout', '180');
     assert.equal(r.status, 0, r.stderr);
-    const byLanguage = Object.fromEntries(readStore(store).map((e) => [e.run.language, e]));
+    const byLanguage = Object.fromEntries((await readStore(store)).map((e) => [e.run.language, e]));
     const java = byLanguage.java!;
     assert.equal(java.run.firstSuccess, true, JSON.stringify(java.attempts[0]));
     assert.deepEqual(java.run.declared, ['gson']);
@@ -125,7 +125,7 @@ describe('infrastructure failures', () => {
     const r = runProtocolCli(store, '--agent', `openai:model=m,base=http://127.0.0.1:${down}/v1`, '--tasks', 'p_01', '--languages', 'python', '--retries', '1', '--retry-delay', '0');
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stdout, /1 set aside \(infrastructure\)/);
-    const [entry] = readStore(store);
+    const [entry] = (await readStore(store));
     assert.equal(entry!.run.status, 'infrastructure-failed');
     assert.equal(entry!.attempts.length, 0, 'no attempt is recorded as the agent failing');
     const report = runCli(['report', '--store', store, '--format', 'json']);

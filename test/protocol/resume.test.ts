@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
-import { FIXTURES, SUITE, readStore, tempStore } from './helpers.js';
+import { FIXTURES, SUITE, readStore, tempStore, type StoreEntry } from './helpers.js';
 
 const args = (store: string) => [
   'run', '--suite', SUITE, '--store', store, '--sandbox', 'host', '--quiet',
@@ -15,12 +15,12 @@ test('a run killed half-way resumes where it stopped, without re-running finishe
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), ...args(store)], { stdio: 'ignore' });
   // Kill it once p_01 is done and p_02's first (failed) attempt is recorded: its repair round sleeps 4 s.
   const deadline = Date.now() + 120_000;
-  let before: ReturnType<typeof readStore> = [];
+  let before: StoreEntry[] = [];
   for (;;) {
     assert.ok(Date.now() < deadline, 'the run reached p_02 attempt 0 in time');
     await new Promise((r) => setTimeout(r, 300));
     try {
-      before = readStore(store);
+      before = (await readStore(store));
     } catch {
       continue; // the store is not created yet
     }
@@ -38,7 +38,7 @@ test('a run killed half-way resumes where it stopped, without re-running finishe
   const r = runCli(args(store));
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /3 runs .*: 2 succeeded, 0 failed, 1 already done/);
-  const after = readStore(store);
+  const after = (await readStore(store));
   const p01 = after.find((e) => e.run.taskId === 'p_01')!;
   const p02 = after.find((e) => e.run.taskId === 'p_02')!;
   const p03 = after.find((e) => e.run.taskId === 'p_03')!;

@@ -78,18 +78,18 @@ test('levels, pass@k, frameworks, matched-pair effects, decay and taxonomy, work
   assert.equal(fw.aStrictPct, 85);
 });
 
-test('envproof report: the backend section in CSV and HTML, from the store', () => {
+test('envproof report: the backend section in CSV and HTML, from the store', async () => {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'envproof-backend-report-')), 'store.db');
-  const store = ResultsStore.open(file);
+  const store = await ResultsStore.open(file);
   for (const r of RUNS) {
     const key = r.key;
-    store.putRun({ ...key, primary: key.trial === 1, firstSuccess: r.passed, finalSuccess: r.passed, repairDepth: r.passed ? 0 : null, initialErrorType: null, declared: [], installed: [], traced: [], claimedCount: 0, transitiveCount: 0, status: 'done' }, [
+    await store.putRun({ ...key, primary: key.trial === 1, firstSuccess: r.passed, finalSuccess: r.passed, repairDepth: r.passed ? 0 : null, initialErrorType: null, declared: [], installed: [], traced: [], claimedCount: 0, transitiveCount: 0, status: 'done' }, [
       { attempt: 0, treeHash: null, manifestPath: null, manifest: null, success: r.passed, errorClass: null, errorTail: null, startedAt: null, durationMs: null, tokensIn: null, tokensOut: null, costUsd: null },
     ]);
     const { key: _key, ...record } = r;
-    store.putEvaluation(key, record);
+    await store.putEvaluation(key, record);
   }
-  store.close();
+  await store.close();
   const out = mkdtempSync(path.join(os.tmpdir(), 'envproof-backend-csv-'));
   const csv = runCli(['report', '--store', file, '--format', 'csv', '--out', out]);
   assert.equal(csv.status, 0, csv.stderr);
@@ -111,10 +111,10 @@ test('a version 2 store is migrated to the current version: the backend_evaluati
   db.pragma('user_version = 2');
   db.prepare(`INSERT INTO runs (source, agent, language, task_id, trial, is_primary, first_success, final_success, d1, d2, d3, updated_at) VALUES ('envproof', 'a', 'python', 'p_01', 1, 1, 1, 1, '[]', '[]', '[]', 'x')`).run();
   db.close();
-  const store = ResultsStore.open(file);
-  assert.equal(store.allRuns().length, 1);
-  assert.deepEqual(store.backendEvaluations(), []);
-  store.close();
+  const store = await ResultsStore.open(file);
+  assert.equal((await store.allRuns()).length, 1);
+  assert.deepEqual(await store.backendEvaluations(), []);
+  await store.close();
   const after = new Database(file, { readonly: true });
   assert.equal(after.pragma('user_version', { simple: true }), SCHEMA_VERSION);
   assert.ok(after.prepare("SELECT name FROM sqlite_master WHERE name = 'backend_evaluations'").get());

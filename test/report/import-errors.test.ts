@@ -11,12 +11,12 @@ import { runCli } from '../helpers/cli.js';
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'handmade');
 
-function storedRuns(store: string): StoredRun[] {
-  const s = ResultsStore.open(store, { readonly: true });
+async function storedRuns(store: string): Promise<StoredRun[]> {
+  const s = await ResultsStore.open(store, { readonly: true });
   try {
-    return s.runs();
+    return await s.runs();
   } finally {
-    s.close();
+    await s.close();
   }
 }
 
@@ -32,12 +32,12 @@ describe('import errors', () => {
   let copy: string;
   let good: StoredRun[];
 
-  before(() => {
+  before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'envproof-import-errors-'));
     store = path.join(dir, 'store.db');
     const r = runCli(['import', 'envgap-csv', FIXTURE, '--store', store]);
     assert.equal(r.status, 0, r.stderr);
-    good = storedRuns(store);
+    good = await storedRuns(store);
     assert.equal(good.length, 24);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,7 +48,7 @@ describe('import errors', () => {
     return copy;
   }
 
-  it('a row with a missing field: exit 2, file and line named, nothing of the import written', () => {
+  it('a row with a missing field: exit 2, file and line named, nothing of the import written', async () => {
     const root = freshCopy('short-row');
     // A valid change in a file read first (results/raw) ...
     edit(path.join(root, 'results/raw/claude_python_handmade.csv'), 'p_01,claude,python,"requests==2.31.0,pandas",2', 'p_01,claude,python,"requests==2.31.0,pandas,flask",3');
@@ -58,19 +58,19 @@ describe('import errors', () => {
     assert.equal(r.status, 2, r.stdout + r.stderr);
     assert.match(r.stderr, /data\/results\/codex_cpp_handmade\.csv:4: 10 fields where the header has 11/);
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
-    assert.deepEqual(storedRuns(store), good);
+    assert.deepEqual(await storedRuns(store), good);
   });
 
-  it('an unterminated quote names the line the record starts on', () => {
+  it('an unterminated quote names the line the record starts on', async () => {
     const root = freshCopy('open-quote');
     edit(path.join(root, 'results/raw/claude_cpp_handmade.csv'), 'p_04,claude,cpp,Boost,1,Boost', 'p_04,claude,cpp,"Boost,1,Boost');
     const r = runCli(['import', 'envgap-csv', root, '--store', store]);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /results\/raw\/claude_cpp_handmade\.csv:5: a quoted field is never closed/);
-    assert.deepEqual(storedRuns(store), good);
+    assert.deepEqual(await storedRuns(store), good);
   });
 
-  it('a prompt id that is not p_NN, and a task listed twice', () => {
+  it('a prompt id that is not p_NN, and a task listed twice', async () => {
     const root = freshCopy('bad-id');
     edit(path.join(root, 'data/results/codex_python_handmade.csv'), 'p_02,codex', 'task2,codex');
     let r = runCli(['import', 'envgap-csv', root, '--store', store]);
@@ -80,7 +80,7 @@ describe('import errors', () => {
     r = runCli(['import', 'envgap-csv', root, '--store', store]);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /codex_python_handmade\.csv:3: p_01 appears twice/);
-    assert.deepEqual(storedRuns(store), good);
+    assert.deepEqual(await storedRuns(store), good);
   });
 
   it('a missing column is named with the header line', () => {

@@ -143,16 +143,16 @@ describe('the paper: import + report --check', () => {
     }
   });
 
-  it('re-importing the same data replaces rather than duplicates', () => {
-    const before = ResultsStore.open(store, { readonly: true });
-    const runsBefore = before.runs();
-    before.close();
+  it('re-importing the same data replaces rather than duplicates', async () => {
+    const before = await ResultsStore.open(store, { readonly: true });
+    const runsBefore = await before.runs();
+    await before.close();
     const r = runCli(['import', 'envgap-csv', PAPER, '--store', store]);
     assert.equal(r.status, 0, r.stderr);
-    const afterStore = ResultsStore.open(store, { readonly: true });
-    const runsAfter = afterStore.runs();
-    const tasks = afterStore.tasks();
-    afterStore.close();
+    const afterStore = await ResultsStore.open(store, { readonly: true });
+    const runsAfter = await afterStore.runs();
+    const tasks = await afterStore.tasks();
+    await afterStore.close();
     assert.equal(runsAfter.length, 1000);
     assert.deepEqual(runsAfter, runsBefore);
     assert.equal(tasks.length, 50);

@@ -38,10 +38,10 @@ function envproofRun(agent: string, taskId: string, over: Partial<StoredRun> = {
 }
 
 /** Runs `fn` with the path of a store in a new temporary directory, removed afterwards. */
-function withTempStore(fn: (file: string) => void): void {
+async function withTempStore(fn: (file: string) => Promise<void> | void): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'envproof-store-'));
   try {
-    fn(path.join(dir, 'store.db'));
+    await fn(path.join(dir, 'store.db'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -57,7 +57,7 @@ describe('a store holding the paper and envproof runs of an agent named claude',
   let mixed: string;
   let paperOnly: string;
 
-  before(() => {
+  before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'envproof-sources-'));
     mixed = path.join(dir, 'mixed.db');
     paperOnly = path.join(dir, 'paper.db');
@@ -66,8 +66,8 @@ describe('a store holding the paper and envproof runs of an agent named claude',
       assert.equal(r.status, 0, r.stderr);
     }
     // envproof's runs, written after the import, with tasks whose ids are the paper's but whose domains are not.
-    const store = ResultsStore.open(mixed);
-    store.replaceRuns(
+    const store = await ResultsStore.open(mixed);
+    await store.replaceRuns(
       [
         envproofRun('claude', 'p_01', { declared: ['requests'], installed: ['requests'], traced: ['requests'], claimedCount: 1, transitiveCount: 1 }),
         envproofRun('claude', 'p_02', { firstSuccess: false, finalSuccess: false, repairDepth: null, initialErrorType: 'CodeBug' }),
@@ -75,7 +75,7 @@ describe('a store holding the paper and envproof runs of an agent named claude',
       ],
       { source: 'envproof', tasks: [{ id: 'p_01', domain: 'Games' }, { id: 'p_02', domain: 'Games' }, { id: 'p_03', domain: 'Puzzles' }] },
     );
-    store.close();
+    await store.close();
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -137,11 +137,11 @@ describe('a store holding the paper and envproof runs of an agent named claude',
     assert.ok(paper.setAside.every((r) => r.infrastructureFailed === 0 && r.unfinished === 0));
   });
 
-  it('a source without finished runs is a clear error when asked for', () => {
+  it('a source without finished runs is a clear error when asked for', async () => {
     const store = path.join(dir, 'aside.db');
-    const s = ResultsStore.open(store);
-    s.putRun(envproofRun('claude', 'p_01', { status: 'infrastructure-failed' }));
-    s.close();
+    const s = await ResultsStore.open(store);
+    await s.putRun(envproofRun('claude', 'p_01', { status: 'infrastructure-failed' }));
+    await s.close();
     const r = runCli(['report', '--store', store]);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /holds no finished runs of source envproof \(1 set aside as infrastructure failures\)/);
@@ -153,9 +153,9 @@ describe('a store holding the paper and envproof runs of an agent named claude',
 
 describe('a run whose first manifest could not be read', () => {
   it('declared "unknown" (null), not "nothing": left out of UDR, the set metrics and Table A1', () => {
-    withTempStore((file) => {
-      const store = ResultsStore.open(file);
-      store.replaceRuns(
+    return withTempStore(async (file) => {
+      const store = await ResultsStore.open(file);
+      await store.replaceRuns(
         [
           // alpha's M(0) was unreadable; it succeeded later. beta declared requests for the same task.
           envproofRun('alpha', 'p_01', { declared: null, claimedCount: null, installed: ['six'], traced: ['six'], transitiveCount: 1 }),
@@ -164,8 +164,8 @@ describe('a run whose first manifest could not be read', () => {
         ],
         { source: 'envproof', tasks: [{ id: 'p_01', domain: 'Data Processing' }, { id: 'p_02', domain: 'Data Processing' }] },
       );
-      assert.equal(store.run({ source: 'envproof', agent: 'alpha', language: 'python', taskId: 'p_01', trial: 1 })?.declared, null, 'stored as null');
-      store.close();
+      assert.equal((await store.run({ source: 'envproof', agent: 'alpha', language: 'python', taskId: 'p_01', trial: 1 }))?.declared, null, 'stored as null');
+      await store.close();
       const r = report(file).json as AggregateReport;
       // Were alpha's D1 taken as empty, p_01 would be standard-library-sufficient and beta's UDR 100 % on 2 tasks.
       assert.deepEqual(
@@ -184,15 +184,15 @@ describe('a run whose first manifest could not be read', () => {
 
 describe("C++ inflation: envproof's configure-derived D2 and the paper's D2 := D1", () => {
   it('reports both, so envproof runs compare with the paper\'s ρ = 1', () => {
-    withTempStore((file) => {
-      const store = ResultsStore.open(file);
+    return withTempStore(async (file) => {
+      const store = await ResultsStore.open(file);
       // p_01: declared greet, banner; configure also fetched shout (ρ 3/2). p_02: declared zlib, found zlib (ρ 1).
-      store.replaceRuns([
+      await store.replaceRuns([
         envproofRun('claude', 'p_01', { language: 'cpp', declared: ['banner', 'greet'], installed: ['banner', 'greet', 'shout'], traced: [], claimedCount: 2, transitiveCount: 3 }),
         envproofRun('claude', 'p_02', { language: 'cpp', declared: ['zlib'], installed: ['zlib'], traced: ['zlib'], claimedCount: 1, transitiveCount: 1 }),
         envproofRun('claude', 'p_01', { declared: ['six'], installed: ['six'], traced: ['six'], claimedCount: 1, transitiveCount: 1 }),
       ]);
-      store.close();
+      await store.close();
       const r = report(file).json as AggregateReport;
       const cpp = r.inflation.find((i) => i.agent === 'claude' && i.language === 'cpp')!;
       assert.deepEqual([cpp.ratios, cpp.mean], [[1.5, 1], 1.25]);

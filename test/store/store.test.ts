@@ -59,8 +59,8 @@ describe('results store', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('creates the documented schema in WAL mode', () => {
-    ResultsStore.open(file).close();
+  it('creates the documented schema in WAL mode', async () => {
+    await (await ResultsStore.open(file)).close();
     const db = new Database(file, { readonly: true });
     assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
@@ -73,17 +73,17 @@ describe('results store', () => {
     db.close();
   });
 
-  it('keeps envproof runs with their attempts; writing a run again replaces it', () => {
-    const store = ResultsStore.open(file);
-    const id = store.putRun(envproofRun('p_01'), [attempt(0, false), attempt(1, false), attempt(2, true)]);
-    const again = store.putRun(envproofRun('p_01', { repairDepth: 1 }), [attempt(0, false), attempt(1, true)]);
+  it('keeps envproof runs with their attempts; writing a run again replaces it', async () => {
+    const store = await ResultsStore.open(file);
+    const id = await store.putRun(envproofRun('p_01'), [attempt(0, false), attempt(1, false), attempt(2, true)]);
+    const again = await store.putRun(envproofRun('p_01', { repairDepth: 1 }), [attempt(0, false), attempt(1, true)]);
     assert.equal(again, id, 'same key, same run id');
-    store.putRun(envproofRun('p_02', { firstSuccess: true, repairDepth: 0, initialErrorType: null }), [attempt(0, true)]);
-    store.putRun(envproofRun('p_03', { finalSuccess: false, repairDepth: null }));
-    const runs = store.runs();
+    await store.putRun(envproofRun('p_02', { firstSuccess: true, repairDepth: 0, initialErrorType: null }), [attempt(0, true)]);
+    await store.putRun(envproofRun('p_03', { finalSuccess: false, repairDepth: null }));
+    const runs = await store.runs();
     assert.equal(runs.length, 3);
     assert.equal(runs.find((r) => r.taskId === 'p_01')?.repairDepth, 1);
-    const attempts = store.attempts({ source: 'envproof', agent: 'scripted', language: 'python', taskId: 'p_01', trial: 1 });
+    const attempts = await store.attempts({ source: 'envproof', agent: 'scripted', language: 'python', taskId: 'p_01', trial: 1 });
     // Attempt 2 of the first write is still there: putRun replaces the attempts it is given, it does not delete others.
     assert.deepEqual(
       attempts.map((a) => [a.attempt, a.success]),
@@ -94,7 +94,7 @@ describe('results store', () => {
       ],
     );
     assert.equal(attempts[0]?.errorTail, "ModuleNotFoundError: No module named 'requests'");
-    store.close();
+    await store.close();
   });
 
   it('report works on a store of envproof runs (repair depth known)', () => {
@@ -113,7 +113,7 @@ describe('results store', () => {
     assert.equal(report.inflation.find((x) => x.agent === 'scripted')?.mean, 2);
   });
 
-  it('migrates a version 1 store when report opens it; a read-only open says how to migrate', () => {
+  it('migrates a version 1 store when report opens it; a read-only open says how to migrate', async () => {
     const old = path.join(dir, 'v1.db');
     const db = new Database(old);
     db.exec(SCHEMA_V1);
@@ -123,7 +123,7 @@ describe('results store', () => {
        VALUES ('envproof', 'scripted', 'java', 'p_07', 1, 1, 1, 1, '["gson"]', '["gson"]', '["gson"]', 'x')`,
     ).run();
     db.close();
-    assert.throws(() => ResultsStore.open(old, { readonly: true }), /older store schema version 1/);
+    await assert.rejects(ResultsStore.open(old, { readonly: true }), /older store schema version 1/);
     const r = runCli(['report', '--store', old, '--format', 'json']);
     assert.equal(r.status, 0, r.stderr);
     const report = JSON.parse(r.stdout) as AggregateReport;
@@ -134,7 +134,7 @@ describe('results store', () => {
     after.close();
   });
 
-  it('migrates a version 2 store through 3 (and on to the current version): runs keep their ids and attempts, D1 may be null, tasks are kept per source', () => {
+  it('migrates a version 2 store through 3 (and on to the current version): runs keep their ids and attempts, D1 may be null, tasks are kept per source', async () => {
     const old = path.join(dir, 'v2.db');
     const db = new Database(old);
     db.exec(SCHEMA_V1);
@@ -148,16 +148,16 @@ describe('results store', () => {
     db.prepare(`INSERT INTO tasks (id, domain) VALUES ('p_01', 'Data Processing')`).run();
     db.close();
 
-    const store = ResultsStore.open(old);
+    const store = await ResultsStore.open(old);
     const key = { source: 'envproof', agent: 'scripted', language: 'python', taskId: 'p_01', trial: 1 } as const;
-    assert.deepEqual(store.attempts(key).map((a) => [a.attempt, a.errorClass, a.sandbox]), [[0, 'code-bug', null], [1, null, null]], 'attempts survive the rebuild of runs');
-    assert.deepEqual(store.run(key)?.declared, ['six']);
+    assert.deepEqual((await store.attempts(key)).map((a) => [a.attempt, a.errorClass, a.sandbox]), [[0, 'code-bug', null], [1, null, null]], 'attempts survive the rebuild of runs');
+    assert.deepEqual((await store.run(key))?.declared, ['six']);
     // A v2 store did not record whose tasks it held: both sources get them.
-    assert.deepEqual(store.tasks().map((t) => [t.source, t.id, t.domain]), [['envgap-csv', 'p_01', 'Data Processing'], ['envproof', 'p_01', 'Data Processing']]);
-    store.putRun(envproofRun('p_09', { declared: null, claimedCount: null }), [{ ...attempt(0, true), sandbox: 'bwrap' }]);
-    assert.equal(store.run({ ...key, taskId: 'p_09' })?.declared, null);
-    assert.equal(store.attempts({ ...key, taskId: 'p_09' })[0]?.sandbox, 'bwrap');
-    store.close();
+    assert.deepEqual((await store.tasks()).map((t) => [t.source, t.id, t.domain]), [['envgap-csv', 'p_01', 'Data Processing'], ['envproof', 'p_01', 'Data Processing']]);
+    await store.putRun(envproofRun('p_09', { declared: null, claimedCount: null }), [{ ...attempt(0, true), sandbox: 'bwrap' }]);
+    assert.equal((await store.run({ ...key, taskId: 'p_09' }))?.declared, null);
+    assert.equal((await store.attempts({ ...key, taskId: 'p_09' }))[0]?.sandbox, 'bwrap');
+    await store.close();
     const after = new Database(old, { readonly: true });
     assert.equal(after.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     assert.equal((after.pragma('foreign_key_check') as unknown[]).length, 0);
@@ -183,24 +183,24 @@ describe('results store', () => {
     assert.deepEqual(tables.map((t) => t.name), ['notes']);
   });
 
-  it('version 5 keeps no fixed list of languages: a run of an unregistered one is refused when read, by name', () => {
+  it('version 5 keeps no fixed list of languages: a run of an unregistered one is refused when read, by name', async () => {
     const file = path.join(dir, 'v5.db');
-    ResultsStore.open(file).close();
+    await (await ResultsStore.open(file)).close();
     const db = new Database(file);
     const runsSql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'runs'").get() as { sql: string }).sql;
     assert.doesNotMatch(runsSql, /language\s+TEXT\s+NOT NULL CHECK/);
     db.prepare(`INSERT INTO runs (source, agent, language, task_id, trial, is_primary, first_success, final_success, d1, d2, d3, updated_at) VALUES ('envproof', 'a', 'cobol', 'p_01', 1, 1, 1, 1, '[]', '[]', '[]', 'x')`).run();
     db.close();
-    const store = ResultsStore.open(file);
-    assert.throws(() => store.runs(), /run of unknown language cobol/);
-    store.close();
+    const store = await ResultsStore.open(file);
+    await assert.rejects(store.runs(), /run of unknown language cobol/);
+    await store.close();
   });
 
-  it('refuses a store written by a newer schema', () => {
+  it('refuses a store written by a newer schema', async () => {
     const newer = path.join(dir, 'newer.db');
     const db = new Database(newer);
     db.pragma('user_version = 99');
     db.close();
-    assert.throws(() => ResultsStore.open(newer), new RegExp(`schema version 99; this envproof knows up to ${SCHEMA_VERSION}`));
+    await assert.rejects(ResultsStore.open(newer), new RegExp(`schema version 99; this envproof knows up to ${SCHEMA_VERSION}`));
   });
 });

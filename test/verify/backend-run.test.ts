@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { runCliAsync } from '../helpers/cli.js';
-import { readStore, tempStore } from '../protocol/helpers.js';
+import { readStore, tempStore, type StoreEntry } from '../protocol/helpers.js';
 import { referenceServer, SPEC } from './helpers.js';
 
 function treeFiles(dir: string): Record<string, string> {
@@ -33,7 +33,7 @@ test('run --suite backend: a failed attempt, its repair, both evaluations stored
   writeFileSync(script, JSON.stringify({ 'flask-sqlite/python': [{ files: broken }, { files: { 'conduit/routes/users.py': fixed['conduit/routes/users.py'] } }] }));
   const r = await runCliAsync(['run', '--suite', 'backend', '--spec', SPEC, '--tasks', 'flask-sqlite', '--languages', 'python', '--repairs', '1', '--agent', `scripted:${script}`, '--sandbox', 'bwrap', '--store', store, '--quiet']);
   assert.equal(r.status, 0, r.stderr);
-  const [{ run, attempts }] = readStore(store) as [ReturnType<typeof readStore>[number]];
+  const [{ run, attempts }] = (await readStore(store)) as [StoreEntry];
   assert.equal(run.taskId, 'flask-sqlite');
   assert.deepEqual([run.firstSuccess, run.finalSuccess, run.repairDepth], [false, true, 1]);
   assert.deepEqual(attempts.map((a) => [a.attempt, a.success, a.errorClass]), [[0, false, 'code-bug'], [1, true, null]]);

@@ -48,20 +48,20 @@ test('judge --agreement: six labelled failures, one disagreement, kappa 7/9', as
 
 test('judge --store: the logic errors of backend runs get a root cause through the Messages API', async () => {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'envproof-judge-')), 'store.db');
-  const store = ResultsStore.open(file);
+  const store = await ResultsStore.open(file);
   const key = { source: 'envproof' as const, agent: 'a', language: 'python' as const, taskId: 'flask-sqlite', trial: 1 };
   const run = { ...key, primary: true, firstSuccess: false, finalSuccess: false, repairDepth: null, initialErrorType: 'CodeBug', declared: [], installed: [], traced: [], claimedCount: 0, transitiveCount: 0, status: 'done' as const };
   const attempt = { attempt: 0, treeHash: null, manifestPath: null, manifest: null, success: false, errorClass: 'code-bug', errorTail: '', startedAt: null, durationMs: null, tokensIn: null, tokensOut: null, costUsd: null };
-  store.putRun(run, [attempt]);
+  await store.putRun(run, [attempt]);
   const record = (failureClass: string, failed: number) => ({
     attempt: 0, framework: 'flask', level: 1, constraints: { database: 'sqlite' }, passed: false, failureClass, aLenient: 0, aStrict: 0,
     assertions: Array.from({ length: 107 }, (_, i) => ({ id: `step-${i}.check`, passed: i >= failed, ...(i < failed ? { message: 'got 500' } : {}) })),
     startup: { started: true, afterMs: 10 }, serverLog: 'sqlite3.OperationalError: no such column: articles.favorites_count',
   });
-  store.putEvaluation(key, record('logic-error', 3));
-  store.putRun({ ...run, trial: 2 }, [attempt]);
-  store.putEvaluation({ ...key, trial: 2 }, record('startup-failure', 107));
-  store.close();
+  await store.putEvaluation(key, record('logic-error', 3));
+  await store.putRun({ ...run, trial: 2 }, [attempt]);
+  await store.putEvaluation({ ...key, trial: 2 }, record('startup-failure', 107));
+  await store.close();
 
   const llm = await startFakeLlm([{ json: { content: [{ type: 'text', text: answer('db-orm-runtime-error') }], usage: { input_tokens: 10, output_tokens: 5 } } }]);
   try {
@@ -71,9 +71,9 @@ test('judge --store: the logic errors of backend runs get a root cause through t
     assert.equal(llm.requests[0]!.url, '/v1/messages');
     assert.equal(llm.requests[0]!.body.temperature, 0);
     assert.match(llm.requests[0]!.body.messages[0].content, /Assertions passed: 104 of 107/);
-    const after = ResultsStore.open(file);
-    const [first, second] = after.backendEvaluations();
-    after.close();
+    const after = await ResultsStore.open(file);
+    const [first, second] = await after.backendEvaluations();
+    await after.close();
     assert.equal(first!.rootCause, 'db-orm-runtime-error');
     assert.equal(first!.rootCauseNote, 'because of db-orm-runtime-error');
     assert.equal(second!.rootCause, undefined);

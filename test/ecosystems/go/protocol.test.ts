@@ -24,11 +24,11 @@ describe('the bundled suite in Go', () => {
 });
 
 describe('envproof run --languages go, then report', requires('the go command', hostGoVersion() !== undefined), () => {
-  it('a syntax error is repaired in round 1; the report has a Go row', () => {
+  it('a syntax error is repaired in round 1; the report has a Go row', async () => {
     const store = tempStore();
     const r = runCli(['run', '--store', store, '--sandbox', 'host', '--quiet', '--agent', `scripted:${path.join(FIXTURES, 'repair-go.yaml')}`, '--tasks', 'p_01', '--languages', 'go', '--repairs', '2', '--timeout', '600']);
     assert.equal(r.status, 0, r.stderr);
-    const [entry, ...others] = readStore(store);
+    const [entry, ...others] = await readStore(store);
     assert.equal(others.length, 0);
     const { run, attempts } = entry!;
     assert.equal(run.language, 'go');
