@@ -1,18 +1,19 @@
 import { Command, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
+import { TRACER_CHOICES, type TracerChoice } from '../trace/index.js';
 import { FACTORS, type FactorId } from '../repro/types.js';
 import { KIND_IDS } from '../repro/kinds.js';
 import { parseDate } from '../repro/reference.js';
 import type { SetExitCode } from './commands.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
-function parseFactors(value: string): FactorId[] {
+export function parseFactors(value: string, option = '--vary'): FactorId[] {
   if (value === 'all') return [...FACTORS];
   if (value === 'none') return [];
   const names = listOption(value);
   for (const n of names) {
-    if (!FACTORS.includes(n as FactorId)) throw new UsageError(`--vary: unknown factor "${n}"`, `use all, none, or a comma-separated list of ${FACTORS.join(', ')}`);
+    if (!FACTORS.includes(n as FactorId)) throw new UsageError(`${option}: unknown factor "${n}"`, `use all, none, or a comma-separated list of ${FACTORS.join(', ')}`);
   }
   return [...new Set(names as FactorId[])];
 }
@@ -39,6 +40,7 @@ interface ReproFlags {
   sandbox: BackendChoice;
   systemPackages?: string;
   timeout: string;
+  tracer?: TracerChoice;
   json?: boolean;
   quiet?: boolean;
   corpus?: string;
@@ -60,6 +62,7 @@ async function corpus(o: ReproFlags & { corpus?: string; store: string }, progre
       backend: o.sandbox,
       systemPackages: listOption(o.systemPackages),
       timeoutSec: positive('--timeout', o.timeout),
+      ...(o.tracer ? { tracer: o.tracer } : {}),
       progress,
     });
     const rows = store.repro().instances(summary.corpus);
@@ -88,6 +91,10 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
     .addOption(new Option('--sandbox <backend>', 'where installs and runs happen').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--system-packages <names>', 'Debian packages to add to the clean environment (comma-separated)')
     .option('--timeout <seconds>', 'time limit of each test run', '600')
+    .addOption(
+      new Option('--tracer <name>', 'trace every run (fast, strace, or auto: fast where it can run) and compare what it loaded (D3) with the reference run\'s; default: untraced, because tracing slows the tests (strace up to ~1.8x) and can change their timing')
+        .choices([...TRACER_CHOICES]),
+    )
     .option('--corpus <file.jsonl>', 'a corpus of patches on local git repositories (docs/repro.md): each re-run with and without the shim, and its baseline')
     .option('--store <path>', 'results store the corpus runs go into', 'envproof.db')
     .option('--json', 'print the report as JSON (docs/repro.md)')
@@ -117,6 +124,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
         backend: o.sandbox,
         systemPackages: listOption(o.systemPackages),
         timeoutSec: positive('--timeout', o.timeout),
+        ...(o.tracer ? { tracer: o.tracer } : {}),
         progress,
       });
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderReproText(report));

@@ -16,6 +16,10 @@ import type { SetExitCode } from './commands.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
+import { parseFactors } from './repro.js';
+import { runKey } from '../protocol/run-one.js';
+import { FACTORS } from '../repro/types.js';
+import { reproduceFinalProjects } from '../repro/final-projects.js';
 
 function positiveInt(name: string, min: number) {
   return (value: string): number => {
@@ -62,14 +66,17 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--retries <n>', 'retries of an infrastructure failure (sandbox, registry, model API) before a run is set aside', positiveInt('--retries', 0), 2)
     .option('--retry-delay <seconds>', 'wait before the first retry (doubling after)', positiveInt('--retry-delay', 0), 5)
     .option('--store <path>', 'results store (SQLite)', DEFAULT_STORE)
+    .option('--repro <k>', 'then re-run every successful final project k times, each in a fresh sandbox with a fresh install, and record its reproducibility (docs/repro.md)', positiveInt('--repro', 1))
+    .option('--repro-vary <factors>', `what those re-runs vary: all, none, or a list of ${FACTORS.join(',')}`, 'all')
+    .option('--repro-attribute', 'for a final project that does not reproduce, find the causes (a control run, then one factor at a time)')
     .option('--json', 'print the summary as JSON')
     .option('-q, --quiet', 'no progress lines');
   addEnvironmentOptions(command)
     .addHelpText(
       'after',
-      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nExit codes: 0 every run ended, 1 some runs were set aside after infrastructure failures, 2 error.',
+      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt; with --repro, final projects already re-run are skipped too.\nExit codes: 0 every run ended, 1 some runs were set aside after infrastructure failures (or, with --repro, some final projects could not be re-run), 2 error.',
     )
-    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; json?: boolean; quiet?: boolean }) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; repro?: number; reproVary: string; reproAttribute?: boolean; json?: boolean; quiet?: boolean }) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
@@ -78,6 +85,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       const tasks = selectTasks(suite, o.tasks);
       const languages = parseLanguages(o.languages);
       const plans = planRuns({ agents, suite, tasks, languages, trials: o.trials, variant: o.variant });
+      const reproVary = parseFactors(o.reproVary, '--repro-vary');
       const environment = environmentChoice(o);
       // Generated code never runs unprotected by accident: `auto` without bwrap is refused here (exit 2).
       const { backend } = resolveBackend(o.sandbox);
@@ -107,14 +115,28 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           onProgress: o.quiet ? () => {} : (e) => process.stderr.write(`${progressLine(e)}\n`),
         });
         const c = summary.counts;
-        if (o.json) process.stdout.write(`${JSON.stringify({ store: o.store, ...summary }, null, 2)}\n`);
+        // Backend tasks serve rather than end: their suite evaluates them, there is no program run to repeat.
+        const repro = o.repro
+          ? await reproduceFinalProjects(plans.filter((p) => !p.task.backend).map(runKey), store, {
+              k: o.repro,
+              vary: reproVary,
+              attribute: Boolean(o.reproAttribute),
+              backend,
+              systemPackages: environment.systemPackages ?? [],
+              timeoutSec: o.timeout,
+              progress: note,
+            })
+          : undefined;
+        if (o.json) process.stdout.write(`${JSON.stringify({ store: o.store, ...summary, ...(repro ? { repro } : {}) }, null, 2)}\n`);
         else {
           process.stdout.write(
             `${summary.total} runs in ${(summary.durationMs / 1000).toFixed(1)} s: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} already done, ` +
-              `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\nstore: ${o.store} (envproof report --store ${o.store})\n`,
+              `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\n` +
+              (repro ? `reproducibility: ${repro.reproduced} final projects re-run ${o.repro}x, ${repro.alreadyDone} already done, ${repro.errors.length} could not be re-run\n` : '') +
+              `store: ${o.store} (envproof report --store ${o.store})\n`,
           );
         }
-        setExitCode(c['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
+        setExitCode(c['infrastructure-failed'] > 0 || (repro?.errors.length ?? 0) > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
       } finally {
         store.close();
       }
