@@ -185,7 +185,7 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
     if (shape.pytestOptions.length) env.PYTEST_ADDOPTS = [env.PYTEST_ADDOPTS, ...shape.pytestOptions].filter(Boolean).join(' ');
     const request = shapedRequest(sandbox, ctx, shape, choice.env ?? {}, setup.timeoutMs);
     const exec = async (argv: readonly string[], extra?: Record<string, string>) => sandbox!.exec(await request(argv, extra));
-    if (shape.clock) await checkClock(setup.kind, ctx, shape, exec);
+    if (shape.clock) await checkClock(setup.kind, ctx, install, shape, exec);
     let r: ExecResult;
     let traced: LoadedSet | undefined;
     let execs: string[] = [];
@@ -238,9 +238,9 @@ async function pytestFacts(setup: RunSetup, ctx: AuditContext, install: InstallR
 }
 
 /** Runs the runtime's clock probe under the run's libfaketime settings; marks the clock not applied when it did not move. */
-async function checkClock(kind: ProjectKind, ctx: AuditContext, shape: RunShape, exec: (argv: readonly string[]) => Promise<ExecResult>): Promise<void> {
+async function checkClock(kind: ProjectKind, ctx: AuditContext, install: InstallResult, shape: RunShape, exec: (argv: readonly string[]) => Promise<ExecResult>): Promise<void> {
   const clock = shape.clock!;
-  const choice = kind.run(await kind.clockProbe(ctx), ctx, { installed: [], commands: [], durationMs: 0 });
+  const choice = kind.run(await kind.clockProbe(ctx), ctx, install);
   const seen = probedMs(await exec(choice.argv));
   const setting = shape.settings.find((s) => s.factor === 'clock');
   if (!setting) return;

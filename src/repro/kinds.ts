@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
 import { entryPoint } from '../audit/audit.js';
@@ -78,22 +78,27 @@ const PROBES: Record<EcosystemId, (ctx: AuditContext) => Promise<string>> = {
 /**
  * A test command is a user's command in the ecosystem's environment; Go's also gets the go command's environment
  * of the install (its private module cache, GOFLAGS, GOTOOLCHAIN=local), so that `go test` finds the modules the
- * install downloaded and builds with the same toolchain as the audit.
+ * install downloaded and builds with the same toolchain as the audit, and a build cache of its own: the sandbox
+ * gives runs without the network the package caches read-only, and `go test` compiles.
  */
 function userRun(module: EcosystemModule, command: string, ctx: AuditContext, install: InstallResult): RunChoice {
   const choice = module.userRun(command, ctx, install);
-  return module.id === 'go' ? { ...choice, env: { ...goEnv(ctx.envDir), ...choice.env } } : choice;
+  if (module.id !== 'go') return choice;
+  return { ...choice, env: { ...goEnv(ctx.envDir), GOCACHE: path.posix.join(ctx.envDir, 'go-test-build'), ...choice.env } };
 }
 
 /**
- * The class-load log directory (every JVM the command starts logs into it), and for Surefire `mvn test` with no test
- * selected, with the network: Maven's build plugins and Surefire's provider get into the local repository.
+ * The class-load log directory (every JVM the command starts logs into it), and for Surefire a first `mvn test` with
+ * the network: Maven resolves its build plugins, and Surefire its test provider, only as the tests run (a run with no
+ * test selected does not fetch the provider). Its reports are removed; its outcome is not compared.
  */
 async function prepareMavenTests(ctx: AuditContext, runner: RunnerId | undefined): Promise<void> {
-  await mkdir(ctx.sandbox.toHost(javaLayout(ctx).classLoadLogs) ?? javaLayout(ctx).classLoadLogs, { recursive: true });
+  const host = (inside: string) => ctx.sandbox.toHost(inside) ?? inside;
+  await mkdir(host(javaLayout(ctx).classLoadLogs), { recursive: true });
   if (runner !== 'surefire') return;
-  ctx.progress('fetching Maven\'s test plugins (mvn test, no test selected)');
-  await runMaven(ctx, { goals: ['test'], properties: { test: 'envproof.NoTestSelected', 'surefire.failIfNoSpecifiedTests': 'false', failIfNoTests: 'false' } }, true);
+  ctx.progress('fetching Maven\'s test plugins and Surefire\'s provider (mvn test, with the network)');
+  await runMaven(ctx, { goals: ['test'], properties: { 'maven.test.failure.ignore': 'true' } }, true);
+  await rm(host(path.posix.join(javaLayout(ctx).projectTarget, 'surefire-reports')), { recursive: true, force: true });
 }
 
 function kindOf(module: EcosystemModule): ProjectKind {

@@ -22,7 +22,7 @@ describe('repro: Maven Surefire, ctest and Vitest fixtures', () => {
   test('Vitest: order-dependent tests, shuffled by --sequence.shuffle with a printed seed', async () => {
     const r = await reproFixture('vitest-order', 'npm test', ['test-order']);
     assert.equal(r.reference.outcome.runner, 'vitest');
-    assert.deepEqual(Object.values(r.reference.outcome.tests ?? {}), ['passed', 'passed', 'passed', 'passed']);
+    assert.deepEqual(Object.values(r.reference.outcome.tests ?? {}), Array(6).fill('passed'));
     assertCause(r, 'test-order', 'test-order', /seed 1000 \(vitest --sequence\.shuffle\).*test\/cart\.test\.js › .*: passed → failed/);
     assert.equal(settingOf(r, 'control', 'test-order')?.value, 'the runner\'s own order');
   });
