@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { javaEcosystem as java } from '../src/ecosystems/java/index.js';
 import type { AuditContext } from '../src/ecosystems/types.js';
 import { HostSandbox } from '../src/sandbox/host.js';
+import { auditContext } from '../src/ecosystems/context.js';
 import { traceRun } from '../src/trace/index.js';
 
 const RUNS = 9;
@@ -26,7 +27,7 @@ try {
   const projectDir = path.join(root, 'project');
   await cp(fixture, projectDir, { recursive: true });
   await mkdir(path.join(root, 'env'));
-  const ctx: AuditContext = { sandbox: new HostSandbox('java', root), projectDir, envDir: path.join(root, 'env'), timeoutMs: 600_000, progress: () => {} };
+  const ctx: AuditContext = auditContext(new HostSandbox('java', root), { timeoutMs: 600_000, progress: () => {} });
   const install = await java.install(ctx);
   await java.build!(ctx, install);
   const withLog = (await java.defaultRun(ctx, install)).argv;

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ReplayAgent } from '../src/agents/replay.js';
 import type { EcosystemId } from '../src/core/types.js';
-import { ECOSYSTEMS } from '../src/ecosystems/index.js';
+import { ecosystems } from '../src/ecosystems/index.js';
 import { planRuns, runMatrix } from '../src/protocol/matrix.js';
 import { ResultsStore } from '../src/store/store.js';
 import { renderPrompt } from '../src/tasks/prompt.js';
@@ -53,11 +53,13 @@ function project(language: EcosystemId, id: string): Record<string, string> {
         'go.mod': `module example.com/bench${id.replace('_', '')}\n\ngo 1.22\n\nrequire github.com/google/uuid v1.6.0\n`,
         'main.go': `package main\n\nimport (\n\t"fmt"\n\n\t"github.com/google/uuid"\n)\n\nfunc main() { fmt.Println("${id}", uuid.NewSHA1(uuid.NameSpaceURL, []byte("${id}"))) }\n`,
       };
+    default:
+      throw new Error(`no bench project for ${language}`);
   }
 }
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'envproof-bench-protocol-'));
-const languages = ECOSYSTEMS.map((e) => e.id);
+const languages = ecosystems().map((e) => e.id);
 const tasks: Task[] = Array.from({ length: TASKS }, (_, i) => {
   const id = `p_${String(i + 1).padStart(2, '0')}`;
   return { id, title: `Bench ${id}`, domain: 'Benchmark', complexity: 'Medium', description: 'A recorded project.', functionalRequirements: ['Print a line'] };

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { computeAggregate, type RunRecord, type TaskInfo } from '../src/metrics/aggregate.js';
 import { renderHtml } from '../src/report/html.js';
-import { readEnvgapDir } from '../src/store/envgap-import.js';
+import { readEnvgapDir } from '../src/paper-data/envgap-import.js';
 
 const PAPER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data', 'envgap-paper');
 

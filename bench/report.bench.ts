@@ -13,7 +13,7 @@ import { allTables } from '../src/report/csv-tables.js';
 import { tableToCsv } from '../src/report/csv.js';
 import { renderJson } from '../src/report/json.js';
 import { renderMarkdown } from '../src/report/markdown.js';
-import { readEnvgapDir } from '../src/store/envgap-import.js';
+import { readEnvgapDir } from '../src/paper-data/envgap-import.js';
 import { ResultsStore } from '../src/store/store.js';
 import type { StoredRun } from '../src/store/types.js';
 

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot } from '../src/core/cache.js';
-import { ECOSYSTEM_IDS } from '../src/core/types.js';
+import { ecosystemIds } from '../src/ecosystems/index.js';
 import { createSandbox } from '../src/sandbox/index.js';
 import { inspectEnvironment } from '../src/sandbox/rootfs.js';
 import type { Sandbox } from '../src/sandbox/types.js';
@@ -34,7 +34,7 @@ const workDir = (name: string) => {
 
 try {
   console.log('environment builds (recorded when built):');
-  for (const language of ECOSYSTEM_IDS) {
+  for (const language of ecosystemIds()) {
     const { status, marker } = await inspectEnvironment(language);
     const figure = marker ? `${marker.buildSeconds} s, ${Object.keys(marker.debian).length} Debian packages` : '-';
     console.log(`  ${language.padEnd(11)} ${status === 'ready' ? 'cached' : status.padEnd(6)}  ${figure}`);

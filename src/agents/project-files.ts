@@ -1,5 +1,6 @@
 import { lstat, mkdir, readdir, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { skippedDirs } from '../ecosystems/index.js';
 
 /** Bounds on what an agent may leave in its workspace. */
 export const LIMITS = { maxFileBytes: 2 * 1024 * 1024, maxTotalBytes: 32 * 1024 * 1024, maxFiles: 2000 };
@@ -74,6 +75,7 @@ export async function sanitizeWorkspace(workspace: string): Promise<FileRejectio
   const rejected: FileRejection[] = [];
   let files = 0;
   let total = 0;
+  const skipped = skippedDirs();
   const walk = async (dir: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
@@ -85,7 +87,7 @@ export async function sanitizeWorkspace(workspace: string): Promise<FileRejectio
           rejected.push({ path: rel, reason: 'symlink-outside' });
         }
       } else if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && entry.name !== '.git') await walk(full);
+        if (!skipped.has(entry.name)) await walk(full);
       } else if (entry.isFile()) {
         const size = (await lstat(full)).size;
         files++;
@@ -105,10 +107,11 @@ export async function sanitizeWorkspace(workspace: string): Promise<FileRejectio
 export async function projectAsFileBlocks(workspace: string, maxBytes = 256 * 1024): Promise<string> {
   const blocks: string[] = [];
   let total = 0;
+  const skipped = skippedDirs();
   const walk = async (dir: string): Promise<void> => {
     for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, entry.name);
-      if (entry.isDirectory() && entry.name !== 'node_modules' && entry.name !== '.git') await walk(full);
+      if (entry.isDirectory() && !skipped.has(entry.name)) await walk(full);
       else if (entry.isFile()) {
         const content = await readFile(full);
         if (content.includes(0) || total + content.length > maxBytes) continue;

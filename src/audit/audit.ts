@@ -1,7 +1,7 @@
-import path from 'node:path';
-import type { DeclaredResult, Dependency, EcosystemId } from '../core/types.js';
+import type { DeclaredResult, EcosystemId } from '../core/types.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError, UsageError } from '../core/errors.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
+import { auditContext } from '../ecosystems/context.js';
 import { readmeRunCommand } from './readme-run.js';
 import { createSandbox, type BackendChoice, type EnvironmentChoice } from '../sandbox/index.js';
 import type { ExecIsolation, ExecResult, Sandbox, SandboxBackend } from '../sandbox/types.js';
@@ -10,13 +10,11 @@ import { detectEcosystem } from './detect.js';
 import { keepNamedFiles } from './kept-files.js';
 import { layer, measure, type Layers } from './measure.js';
 import { measureOverhead } from './overhead.js';
-import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit, type PhaseTimes, type RunOutcome } from './report.js';
+import type { AuditReport, PartialAudit, PhaseTimes, RunOutcome } from './report.js';
+import { assembleReport, auditOutputs } from './assemble.js';
 import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
-import { buildComponents, pathShower } from './components.js';
-import { buildFindings, type IgnoreLists } from './findings.js';
-import { locationsFromSources, type ManifestLocation } from '../ecosystems/outputs.js';
-import { TOOL_VERSION } from '../core/version.js';
+import type { IgnoreLists } from './findings.js';
 import { shellCommandLine } from '../core/shell.js';
 
 export interface AuditOptions {
@@ -40,6 +38,8 @@ export interface AuditOptions {
   tracedView?: Partial<Record<EcosystemId, string>>;
   /** Which tracer traces the run (default auto: the fast one where it can run, else strace). */
   tracer?: TracerChoice;
+  /** D1 as the caller already parsed it from this project's manifest (the protocol does): not parsed again. */
+  declared?: DeclaredResult;
   /** After the traced run, this many untraced and traced runs, alternating, to measure what tracing costs. */
   overhead?: number;
   /**
@@ -120,22 +120,6 @@ export async function entryPoint(module: EcosystemModule, ctx: AuditContext, ins
   }
 }
 
-/** What the outputs add to the audit is never worth failing it for: a failure becomes a note. */
-async function optional<T>(work: Promise<T> | undefined, what: string, notes: string[]): Promise<T | undefined> {
-  try {
-    return await work;
-  } catch (err) {
-    if (!(err instanceof EnvproofError)) throw err;
-    notes.push(`${what} could not be read: ${err.message}`);
-    return undefined;
-  }
-}
-
-/** Where each declaration is written: the ecosystem's editor knows; else the `file:line` of its source. */
-async function declarationLocations(module: EcosystemModule, projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
-  return module.manifestEditor ? module.manifestEditor.locate(projectDir, declared) : locationsFromSources(declared);
-}
-
 /** Adds each phase's wall time as the audit moves from one to the next. */
 class PhaseClock {
   readonly phases: PhaseTimes = { prepare: 0, install: 0, build: 0, run: 0, tracing: 0, analysis: 0, overhead: 0 };
@@ -179,9 +163,9 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
   const notes: string[] = [];
   partial.notes = notes;
   if (alsoPresent.length) notes.push(`manifests of ${alsoPresent.join(', ')} are present too; audited as ${module.id} (use --ecosystem to choose)`);
-  opts.progress(`${module.displayName} project: reading the manifest (D1)`);
-  // Read once before any environment exists, so a broken manifest fails at once.
-  let declared = await module.extractDeclared(projectDir);
+  opts.progress(`${module.projectKind} project: reading the manifest (D1)`);
+  // Read before any environment exists, so a broken manifest fails at once.
+  let declared = opts.declared ?? (await module.extractDeclared(projectDir));
   const recordDeclared = () => {
     const own = new Set(declared.own ?? []);
     Object.assign(partial, {
@@ -220,15 +204,7 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
     const sandboxInfo = describeSandbox(sandbox, opts.sandbox);
     partial.sandbox = sandboxInfo;
     opts.onSandbox?.(sandbox.backend);
-    const insideWork = sandbox.workDir;
-    const ctx: AuditContext = {
-      sandbox,
-      projectDir: path.posix.join(insideWork, 'project'),
-      envDir: path.posix.join(insideWork, 'env'),
-      timeoutMs: opts.timeoutSec * 1000,
-      tracer: opts.tracer,
-      progress: opts.progress,
-    };
+    const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, tracer: opts.tracer, progress: opts.progress });
     clock.lap('prepare');
     if (module.declaredInEnvironment) {
       declared = await module.declaredInEnvironment(projectDir, ctx);
@@ -238,7 +214,7 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
     notes.push(...declared.notes);
 
     opts.progress('installing into a fresh environment (D2)');
-    const install: InstallResult = await module.install(ctx);
+    const install: InstallResult = await module.install(ctx, declared);
     const own = new Set([...(declared.own ?? []), ...(install.own ?? [])]);
     partial.layers = { declared: layer(withoutOwn(declared.declared, own)), installed: layer(withoutOwn(install.installed, own)) };
     partial.ownPackages = [...own].sort();
@@ -328,7 +304,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       attribution = await module.attribute(tracedFiles, p.ctx, install);
       const view = opts.tracedView?.[module.id];
       const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
-      if (!tracedLayer) throw new EnvproofError(`the ${module.displayName} audit has no "${view}" view of D3`);
+      if (!tracedLayer) throw new EnvproofError(`the ${module.projectKind} audit has no "${view}" view of D3`);
       if (view) notes.push(`D3 is the "${view}" view (the metrics use it)`);
       layers.traced = withoutOwn(tracedLayer, own);
       layers.alternatives = Object.fromEntries(Object.entries(attribution.alternatives ?? {}).map(([k, v]) => [k, withoutOwn(v, own)]));
@@ -339,30 +315,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     const measured = measure(layers, module.id);
 
     opts.progress('reading package facts and static imports');
-    // The project's own distribution is no component of its SBOM (nor a note about its missing hash).
-    const ownless = { ...install, installed: withoutOwn(install.installed, own) };
-    const facts = attribution ? await optional(module.componentFacts?.(p.ctx, ownless, attribution), 'package facts for the SBOM', notes) : undefined;
-    const staticImports = attribution ? await optional(module.staticImports?.(p.ctx, install, attribution), 'static imports', notes) : undefined;
-    const tracedLayer = (layers.traced ?? []) as AttributionResult['traced'];
-    const components = buildComponents({
-      declared: layers.declared,
-      installed: layers.installed,
-      traced: tracedLayer,
-      ...(facts ? { facts } : {}),
-      showPath: pathShower(p.ctx.projectDir, p.ctx.envDir),
-    });
-    const isPinned = module.isPinned ?? ((d: Dependency) => d.version !== undefined);
-    const findings = buildFindings({
-      manifest: declared.manifest,
-      declared: layers.declared,
-      installed: layers.installed,
-      traced: tracedLayer,
-      gaps: measured.gaps,
-      unpinned: [...new Set(layers.declared.filter((d) => !isPinned(d)).map((d) => d.name))],
-      locations: await declarationLocations(module, p.projectDir, declared),
-      ...(staticImports ? { staticImports } : {}),
-      ...(opts.ignore ? { ignore: opts.ignore } : {}),
-    });
+    const outputs = await auditOutputs(p, layers, measured.gaps, attribution, opts.ignore);
     clock.lap('analysis');
     const first = runs[0]!;
     if (opts.overhead && first.started) {
@@ -372,31 +325,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       notes.push(...overhead.notes);
       clock.lap('overhead');
     }
-    const report: AuditReport = {
-      schemaVersion: AUDIT_SCHEMA_VERSION,
-      tool: { name: 'envproof', version: TOOL_VERSION },
-      project: p.projectDir,
-      ecosystem: module.id,
-      manifest: declared.manifest,
-      sandbox: p.sandboxInfo,
-      systemDependencies: sandbox.systemPackages.map(({ name, version }) => ({ name, version })),
-      otherDeclared: Object.fromEntries(Object.entries(declared.other).map(([k, v]) => [k, layer(v)])),
-      skipped: declared.skipped,
-      ownPackages: [...own].sort(),
-      buildTools: { declared: layer(declared.buildTools ?? []), found: layer(install.buildTools ?? []) },
-      ...measured,
-      run: first,
-      runs,
-      components,
-      componentNotes: facts?.notes ?? [],
-      ...(staticImports ? { staticImports: { method: staticImports.method, imports: staticImports.imports, notes: staticImports.notes } } : {}),
-      findings,
-      evidence,
-      install: { commands: install.commands, ...(install.details ? { details: install.details } : {}) },
-      notes,
-      phasesMs: phases,
-      ...(opts.keep ? { workDir: sandbox.hostWorkDir } : {}),
-    };
+    const report = assembleReport(p, { runs, layers, measured, evidence, outputs, phases, keep: opts.keep });
     clock.lap('analysis');
     report.phasesMs = { ...phases };
     return report;

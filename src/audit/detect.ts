@@ -1,8 +1,8 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError, UsageError } from '../core/errors.js';
-import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
-import { ECOSYSTEMS, ecosystemById } from '../ecosystems/index.js';
+import type { EcosystemId } from '../core/types.js';
+import { ecosystemIds, ecosystems, ecosystemById } from '../ecosystems/index.js';
 import type { EcosystemModule } from '../ecosystems/types.js';
 
 export interface Detection {
@@ -21,15 +21,12 @@ async function present(dir: string, file: string): Promise<boolean> {
 /** Picks the ecosystem module: the one asked for, or the first whose manifest is in the directory. */
 export async function detectEcosystem(dir: string, requested: string): Promise<Detection> {
   if (requested !== 'auto') {
-    if (!ECOSYSTEM_IDS.includes(requested as EcosystemId)) {
-      throw new UsageError(`unknown ecosystem "${requested}"`, `use one of: auto, ${ECOSYSTEM_IDS.join(', ')}`);
-    }
-    const module = ecosystemById(requested as EcosystemId);
-    if (!module) throw new UsageError(`the ${requested} ecosystem is not available in this version of envproof`);
+    const module = ecosystemById(requested);
+    if (!module) throw new UsageError(`unknown ecosystem "${requested}"`, `use one of: auto, ${ecosystemIds().join(', ')}`);
     return { module, alsoPresent: [] };
   }
   const found: EcosystemModule[] = [];
-  for (const eco of ECOSYSTEMS) {
+  for (const eco of ecosystems()) {
     for (const file of eco.manifestFiles) {
       if (await present(dir, file)) {
         found.push(eco);
@@ -39,7 +36,7 @@ export async function detectEcosystem(dir: string, requested: string): Promise<D
   }
   const [first, ...rest] = found;
   if (!first) {
-    const known = ECOSYSTEMS.map((e) => `${e.displayName}: ${e.manifestFiles.join(', ')}`).join('; ');
+    const known = ecosystems().map((e) => `${e.projectKind}: ${e.manifestFiles.join(', ')}`).join('; ');
     throw new EnvproofError(`no manifest found in ${dir}`, `envproof looks for ${known}; or pass --ecosystem`);
   }
   return { module: first, alsoPresent: rest.map((e) => e.id) };

@@ -1,9 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { goFacts } from '../ecosystems/go/facts.js';
+import { ecosystems } from '../ecosystems/index.js';
 
 const RUN_HEADING = /^#{1,6}\s.*\b(run|running|usage|quick ?start|getting started|example)\b/i;
-const SETUP_COMMAND = /^(pip3?|python3? -m pip|npm (install|ci|i)\b|yarn( install)?$|mvn\b|cmake\b|make\b|sudo\b|apt(-get)?\b|cd\b|git\b|mkdir\b|export\b|source\b|\.\s|python3? -m venv|virtualenv|chmod\b|#)/;
+/** Setup steps of any project; each ecosystem adds its own (installing, building). */
+const SETUP_COMMAND = /^(sudo\b|apt(-get)?\b|cd\b|git\b|mkdir\b|export\b|source\b|\.\s|chmod\b|#)/;
+
+function isSetupCommand(command: string): boolean {
+  return SETUP_COMMAND.test(command) || ecosystems().some((e) => e.readmeSetupCommand?.test(command));
+}
 
 /**
  * The command a README's run section gives, for projects whose entry point cannot be found from the
@@ -26,7 +31,7 @@ export function runCommandFromReadme(markdown: string): string | undefined {
     }
     if (!inCode || !inRunSection) continue;
     const command = line.replace(/^\$\s+/, '');
-    if (command && !SETUP_COMMAND.test(command) && !goFacts.readmeSetupCommand?.test(command)) return command;
+    if (command && !isSetupCommand(command)) return command;
   }
   return undefined;
 }

@@ -181,7 +181,8 @@ export interface AuditReport {
   phasesMs: PhaseTimes;
   /** Per traced package, a few files that put it in D3. */
   evidence: Record<string, string[]>;
-  install: { commands: string[]; details?: Record<string, unknown> };
+  /** The commands of the install, and the ecosystem's install details (its `reportedDetails`). */
+  install: { commands: string[]; details?: unknown };
   notes: string[];
   /** Present with --keep. */
   workDir?: string;

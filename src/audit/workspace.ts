@@ -2,11 +2,8 @@ import { cp, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
+import { skippedDirs } from '../ecosystems/index.js';
 
-/** Directories that hold a previous install, anywhere in the tree: copying them would contaminate D2. */
-const NOT_COPIED_ANYWHERE = new Set(['node_modules', '__pycache__', '.git']);
-/** Environments and build output at the project's top level. */
-const NOT_COPIED_AT_TOP = new Set(['.venv', 'venv', 'target']);
 
 export interface WorkDir {
   /** Root of the work directory (host path). */
@@ -28,19 +25,18 @@ export async function checkProjectDir(dir: string): Promise<string> {
 
 /**
  * Copies the project into a fresh work directory, so nothing the audit installs or the program writes lands
- * in the user's tree. Symlinks are copied as links, never followed out of the project.
+ * in the user's tree. Symlinks are copied as links, never followed out of the project. Environments and build
+ * output (the registry's skippedDirs) are left behind: a previous install would contaminate D2.
  */
 export async function createWorkDir(projectDir: string, parent = os.tmpdir()): Promise<WorkDir> {
   const root = await mkdtemp(path.join(parent, 'envproof-'));
   const project = path.join(root, 'project');
   const env = path.join(root, 'env');
+  const skipped = skippedDirs();
   await cp(projectDir, project, {
     recursive: true,
     verbatimSymlinks: true,
-    filter: (src) => {
-      const name = path.basename(src);
-      return !NOT_COPIED_ANYWHERE.has(name) && !(path.dirname(src) === projectDir && NOT_COPIED_AT_TOP.has(name));
-    },
+    filter: (src) => src === projectDir || !skipped.has(path.basename(src)),
   });
   await mkdir(env, { recursive: true });
   return { root, project, env };

@@ -7,7 +7,7 @@ import type { AuditOptions } from '../audit/audit.js';
 import { FINDING_KINDS } from '../audit/report.js';
 import { configuredRuns, findConfig, readConfigFile, type LoadedConfig } from '../config/config.js';
 import { UsageError } from '../core/errors.js';
-import { ECOSYSTEM_IDS } from '../core/types.js';
+import { ecosystemIds } from '../ecosystems/index.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
@@ -32,7 +32,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function addSharedOptions(command: Command): Command {
   command
-    .addOption(new Option('--ecosystem <name>', "the project's ecosystem").choices(['auto', ...ECOSYSTEM_IDS]).default('auto'))
+    .addOption(new Option('--ecosystem <name>', "the project's ecosystem").choices(['auto', ...ecosystemIds()]).default('auto'))
     .option('--run <command>', 'shell command to trace instead of the detected entry point; repeat it to trace several (D3 is their union)', collect, [])
     .option('--timeout <seconds>', 'time limit of each traced command', '120')
     .addOption(new Option('--sandbox <backend>', 'where installs and the traced run happen').choices([...BACKEND_CHOICES]).default('auto'))

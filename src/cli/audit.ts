@@ -11,9 +11,8 @@ import { renderGithubAnnotations } from '../report/github-annotations.js';
 import { renderSarif } from '../report/sarif.js';
 import { renderCycloneDx } from '../report/sbom-cyclonedx.js';
 import { addSharedOptions, CONFIG_HELP, DEFAULT_FAIL_ON, FAIL_ON_KINDS, parseFailOn, resolveSettings, type SharedOptions } from './audit-settings.js';
-import type { SetExitCode } from './commands.js';
 import { readSavedReport } from './saved-report.js';
-import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS } from './exit-codes.js';
+import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, type SetExitCode } from './exit-codes.js';
 
 const FORMATS = ['text', 'json', 'sarif', 'github', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { SetExitCode } from './exit-codes.js';
 import { registerAudit } from './audit.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnv } from './env.js';
@@ -12,9 +13,6 @@ import { registerRepro } from './repro.js';
 import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
 import { registerVerify } from './verify.js';
-
-/** Sets the process exit code of the command that ran. */
-export type SetExitCode = (code: number) => void;
 
 /** Each command lives in its own file in src/cli/ and registers itself here, one line each. */
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {

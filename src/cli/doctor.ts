@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { runDoctor, type Check } from '../doctor/checks.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 export function registerDoctor(program: Command, setExitCode: SetExitCode): void {

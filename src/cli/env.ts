@@ -1,18 +1,19 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
+import type { EcosystemId } from '../core/types.js';
+import { ecosystemIds } from '../ecosystems/index.js';
 import { doctorChecks } from '../sandbox/doctor.js';
 import { printChecks } from './doctor.js';
 import { prepareEnvironment } from '../sandbox/index.js';
 import { ensureEnvironment, environmentDirs, environmentName, inspectEnvironment, readMarker, rootfsDir, rootfsRoot, treeSize } from '../sandbox/rootfs.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 
 function languagesOf(arg: string): EcosystemId[] {
-  if (arg === 'all') return [...ECOSYSTEM_IDS];
-  const lang = ECOSYSTEM_IDS.find((l) => l === arg);
-  if (!lang) throw new UsageError(`unknown language "${arg}"`, `use one of: ${ECOSYSTEM_IDS.join(', ')}, all`);
+  if (arg === 'all') return [...ecosystemIds()];
+  const lang = ecosystemIds().find((l) => l === arg);
+  if (!lang) throw new UsageError(`unknown language "${arg}"`, `use one of: ${ecosystemIds().join(', ')}, all`);
   return [lang];
 }
 
@@ -23,7 +24,7 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
 
   const build = env
     .command('build <language>')
-    .description(`Build (or with --force rebuild) the environment of a language (${ECOSYSTEM_IDS.join(', ')}, all): its root filesystem, and with --sandbox podman|docker its image`)
+    .description(`Build (or with --force rebuild) the environment of a language (${ecosystemIds().join(', ')}, all): its root filesystem, and with --sandbox podman|docker its image`)
     .option('--force', 'rebuild the root filesystem even when a finished one exists')
     .addOption(new Option('--sandbox <backend>', 'also make the image of this container engine').choices(['bwrap', 'podman', 'docker']).default('bwrap'));
   addEnvironmentOptions(build).action(async (arg: string, o: EnvironmentFlags & { force?: boolean; sandbox: 'bwrap' | 'podman' | 'docker' }) => {
@@ -50,7 +51,7 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
     .action(async (o: { json?: boolean }) => {
       // Each language's clean environment, then the derived ones (--system-packages) found on disk.
       const derived = environmentDirs().filter((name) => name.includes('+'));
-      const wanted: { language: EcosystemId; systemPackages: string[] }[] = ECOSYSTEM_IDS.map((language) => ({ language, systemPackages: [] }));
+      const wanted: { language: EcosystemId; systemPackages: string[] }[] = ecosystemIds().map((language) => ({ language, systemPackages: [] }));
       for (const name of derived) {
         const marker = (await readMarker(path.join(rootfsRoot(), name))) ?? undefined;
         if (marker?.systemPackages) wanted.push({ language: marker.language, systemPackages: marker.systemPackages });

@@ -5,7 +5,7 @@ import { UsageError } from '../core/errors.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import type { Evaluation } from '../verify/evaluate.js';
 import { DATABASES, ORMS, type Constraints } from '../verify/types.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 /** The port each runtime's prompt names (the seed's: 8080 for Python, 3000 for Node). */

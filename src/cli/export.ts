@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN } from './exit-codes.js';
 
 /**

@@ -5,9 +5,8 @@ import type { FixResult } from '../fix/fix.js';
 import type { ManifestEdit } from '../ecosystems/outputs.js';
 import { addSharedOptions, CONFIG_HELP, DEFAULT_FAIL_ON, resolveSettings, type SharedOptions } from './audit-settings.js';
 import { UsageError } from '../core/errors.js';
-import type { SetExitCode } from './commands.js';
 import { readSavedReport } from './saved-report.js';
-import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
+import { EXIT_CLEAN, EXIT_FINDINGS, type SetExitCode } from './exit-codes.js';
 
 interface FixCliOptions extends SharedOptions {
   from?: string;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { readEnvgapDir } from '../store/envgap-import.js';
+import { readEnvgapDir } from '../paper-data/envgap-import.js';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN } from './exit-codes.js';
 
 export function registerImport(program: Command, setExitCode: SetExitCode): void {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EnvproofError, UsageError } from '../core/errors.js';
 import { DEFAULT_STORE } from '../store/store.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN } from './exit-codes.js';
 
 const JUDGE_SPEC = 'openai:model=<m>[,base=<url>][,key-env=<VAR>] or anthropic:model=<m>[,base=<url>][,key-env=<VAR>] (asked at temperature 0)';

@@ -15,7 +15,7 @@ import { reproducedRuns } from '../repro/final-projects.js';
 import { runReproducibility } from '../repro/run-stats.js';
 import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import type { StoredRun } from '../store/types.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 type Format = 'md' | 'csv' | 'json' | 'html';

@@ -3,9 +3,9 @@ import { UsageError } from '../core/errors.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import { TRACER_CHOICES, type TracerChoice } from '../trace/index.js';
 import { FACTORS, type FactorId } from '../repro/types.js';
-import { KIND_IDS } from '../repro/kinds.js';
 import { parseDate } from '../repro/reference.js';
-import type { SetExitCode } from './commands.js';
+import { ecosystemIds } from '../ecosystems/index.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 
 export function parseFactors(value: string, option = '--vary'): FactorId[] {
@@ -87,7 +87,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
     .option('--shim', 'also re-run under the pinning shim and report its verdict and overhead')
     .option('--reference <file>', 'a reference outcome recorded earlier (JSON) instead of a first run')
     .option('--as-of <date>', 'the date the reference stands for: the first run resolves dependencies as of then; the shim pins clock and index to it')
-    .addOption(new Option('--ecosystem <name>', 'the project\'s ecosystem').choices(['auto', ...KIND_IDS]).default('auto'))
+    .addOption(new Option('--ecosystem <name>', 'the project\'s ecosystem').choices(['auto', ...ecosystemIds()]).default('auto'))
     .addOption(new Option('--sandbox <backend>', 'where installs and runs happen').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--system-packages <names>', 'Debian packages to add to the clean environment (comma-separated)')
     .option('--timeout <seconds>', 'time limit of each test run', '600')

@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import { agentFromSpec } from '../agents/spec.js';
 import { UsageError } from '../core/errors.js';
-import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
-import { ecosystemById } from '../ecosystems/index.js';
+import type { EcosystemId } from '../core/types.js';
+import { ecosystemIds, isEcosystemId } from '../ecosystems/index.js';
 import { planRuns, runMatrix, type ProgressEvent } from '../protocol/matrix.js';
 import { hostWarning } from '../sandbox/host.js';
 import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
@@ -12,7 +12,7 @@ import { DEFAULT_STORE, ResultsStore } from '../store/store.js';
 import { resolveSuite, selectTasks } from '../tasks/resolve.js';
 import { loadCollection } from '../verify/contract/collection.js';
 import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
@@ -30,12 +30,11 @@ function positiveInt(name: string, min: number) {
 }
 
 function parseLanguages(value: string): EcosystemId[] {
-  const langs = value === 'all' ? [...ECOSYSTEM_IDS] : value.split(',').map((s) => s.trim());
+  const langs = value === 'all' ? [...ecosystemIds()] : value.split(',').map((s) => s.trim());
   for (const l of langs) {
-    if (!ECOSYSTEM_IDS.includes(l as EcosystemId)) throw new UsageError(`unknown language "${l}"`, `use ${ECOSYSTEM_IDS.join(', ')} or all`);
-    if (!ecosystemById(l as EcosystemId)) throw new UsageError(`the ${l} ecosystem is not available in this version of envproof`);
+    if (!isEcosystemId(l)) throw new UsageError(`unknown language "${l}"`, `use ${ecosystemIds().join(', ')} or all`);
   }
-  return langs as EcosystemId[];
+  return langs;
 }
 
 function progressLine(e: ProgressEvent): string {
@@ -53,7 +52,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--collection <file>', 'backend suite: a Postman v2.1 collection run with Newman beside envproof\'s suite')
     .option('--startup-timeout <seconds>', 'backend suite: how long the health check is polled', positiveInt('--startup-timeout', 1), 30)
     .option('--tasks <ids>', 'task ids: all, p_01,p_02 or p_01-p_05', 'all')
-    .option('--languages <list>', `comma-separated languages or all (${ECOSYSTEM_IDS.join(', ')})`, 'all')
+    .option('--languages <list>', `comma-separated languages or all (${ecosystemIds().join(', ')})`, 'all')
     .option('--trials <n>', 'trials per agent, task and language', positiveInt('--trials', 1), 1)
     .option('--repairs <k>', 'repair rounds after the first attempt', positiveInt('--repairs', 0), 10)
     .option('--jobs <n>', 'runs in parallel', positiveInt('--jobs', 1), 1)

@@ -1,8 +1,9 @@
 import { Option, type Command } from 'commander';
-import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
+import type { EcosystemId } from '../core/types.js';
+import { ecosystemIds } from '../ecosystems/index.js';
 import { findTask, resolveSuite } from '../tasks/resolve.js';
 import { PROMPT_VARIANTS, type PromptVariant, type Task } from '../tasks/types.js';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN } from './exit-codes.js';
 
 const SUITE_HELP = 'bundled (default), backend (needs --spec), envgap-prompts:<dir>, or a YAML/JSON suite file';
@@ -35,7 +36,7 @@ export function registerTasks(program: Command, setExitCode: SetExitCode): void 
     .description('Show one task and the exact prompt an agent receives for it')
     .option('--suite <spec>', SUITE_HELP, 'bundled')
     .option('--spec <openapi.yml>', SPEC_HELP)
-    .addOption(new Option('--language <language>', 'the language of the prompt (default python; a backend task\'s own)').choices(ECOSYSTEM_IDS))
+    .addOption(new Option('--language <language>', 'the language of the prompt (default python; a backend task\'s own)').choices(ecosystemIds()))
     .addOption(new Option('--variant <variant>', 'explicit asks for a complete project for a clean machine; implicit gives the task alone').choices(PROMPT_VARIANTS).default('explicit'))
     .option('--json', 'print the task and its prompt as JSON')
     .action((id: string, o: { suite: string; spec?: string; language?: EcosystemId; variant: PromptVariant; json?: boolean }) => {

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { SetExitCode } from './commands.js';
+import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 import { DATABASES, ORMS, type Constraints, type Verdict, type VerifyReport } from '../verify/types.js';
 

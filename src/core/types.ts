@@ -1,12 +1,10 @@
 /** Shared data model of envproof. Everything here is plain data: no I/O. */
 
-import { goFacts } from '../ecosystems/go/facts.js';
-
-export type EcosystemId = 'python' | 'javascript' | 'java' | 'cpp' | 'go';
-export const ECOSYSTEM_IDS: readonly EcosystemId[] = ['python', 'javascript', 'java', 'cpp', 'go'];
-
-/** How each language is written in reports and prompts. */
-export const LANGUAGE_NAMES: Readonly<Record<EcosystemId, string>> = { python: 'Python', java: 'Java', javascript: 'JavaScript', cpp: 'C++', go: goFacts.displayName };
+/**
+ * The id of a registered ecosystem ('python', 'cpp', ...). The registry (src/ecosystems/index.ts) lists them; input
+ * from outside (command line, store, task suites) is checked against it where it enters.
+ */
+export type EcosystemId = string;
 
 /** One package in a layer. `name` is normalised for the ecosystem; versions never decide set membership. */
 export interface Dependency {
@@ -23,17 +21,19 @@ export interface Dependency {
   systemVersion?: string;
 }
 
-/** Why a manifest entry could not be turned into a named dependency. A closed union, never an exception. */
-export type SkipReason =
-  | 'unnamed-url'
-  | 'unnamed-vcs'
-  | 'local-path'
-  | 'unsupported-syntax'
-  | 'unresolved-property'
-  | 'invalid-name'
-  | 'marker-excluded'
-  | 'include-cycle'
-  | 'include-missing';
+/** Why a manifest entry could not be turned into a named dependency. A closed set, never an exception. */
+export const SKIP_REASONS = [
+  'unnamed-url',
+  'unnamed-vcs',
+  'local-path',
+  'unsupported-syntax',
+  'unresolved-property',
+  'invalid-name',
+  'marker-excluded',
+  'include-cycle',
+  'include-missing',
+] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export interface SkippedEntry {
   raw: string;

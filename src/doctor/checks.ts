@@ -1,5 +1,6 @@
 import { runProcess } from '../core/process.js';
-import { goFacts } from '../ecosystems/go/facts.js';
+import type { DoctorCheck } from '../ecosystems/facts.js';
+import { ecosystems } from '../ecosystems/index.js';
 
 export interface Check {
   name: string;
@@ -12,33 +13,13 @@ export interface Check {
   optional?: boolean;
 }
 
-interface ToolSpec {
-  name: string;
-  argv: string[];
-  /** Picks the version out of the tool's output. */
-  version: RegExp;
-  fix: string;
-}
-
 const APT = 'apt-get update && apt-get install -y';
 
-const TOOLS: ToolSpec[] = [
-  { name: 'strace', argv: ['strace', '-V'], version: /version (\S+)/, fix: `${APT} strace` },
-  { name: 'python3', argv: ['python3', '--version'], version: /Python (\S+)/, fix: `${APT} python3` },
-  { name: 'pip', argv: ['python3', '-m', 'pip', '--version'], version: /pip (\S+)/, fix: `${APT} python3-pip` },
-  { name: 'python3 venv', argv: ['python3', '-c', 'import venv, ensurepip; print("venv ok")'], version: /(venv ok)/, fix: `${APT} python3-venv` },
-  { name: 'node', argv: ['node', '--version'], version: /v(\S+)/, fix: `${APT} nodejs` },
-  { name: 'npm', argv: ['npm', '--version'], version: /(\d\S*)/, fix: `${APT} npm` },
-  { name: 'java', argv: ['java', '-version'], version: /version "([^"]+)"/, fix: `${APT} openjdk-17-jdk-headless` },
-  { name: 'mvn', argv: ['mvn', '--version'], version: /Apache Maven (\S+)/, fix: `${APT} maven` },
-  { name: 'cmake', argv: ['cmake', '--version'], version: /cmake version (\S+)/, fix: `${APT} cmake` },
-  { name: 'g++', argv: ['g++', '--version'], version: /(\d+\.\d+\.\d+)/, fix: `${APT} g++` },
-  ...goFacts.doctor,
-];
+const STRACE: DoctorCheck = { name: 'strace', argv: ['strace', '-V'], version: /version (\S+)/, fix: `${APT} strace` };
 
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C.UTF-8' };
 
-async function toolCheck(t: ToolSpec): Promise<Check> {
+async function toolCheck(t: DoctorCheck): Promise<Check> {
   const r = await runProcess(t.argv, { env: ENV, timeoutMs: 30_000 });
   const m = t.version.exec(`${r.stdout}\n${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, ''));
   if (r.exitCode === 0 && m) return { name: t.name, ok: true, detail: m[1]! };
@@ -66,6 +47,6 @@ async function seccompCheck(): Promise<Check> {
 }
 
 export async function runDoctor(): Promise<Check[]> {
-  const tools = await Promise.all(TOOLS.map(toolCheck));
-  return [tools[0]!, await ptraceCheck(), await seccompCheck(), ...tools.slice(1)];
+  const [strace, ...tools] = await Promise.all([STRACE, ...ecosystems().flatMap((e) => e.doctor)].map(toolCheck));
+  return [strace!, await ptraceCheck(), await seccompCheck(), ...tools];
 }

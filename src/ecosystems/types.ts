@@ -1,15 +1,23 @@
-import type { DeclaredResult, Dependency, EcosystemId } from '../core/types.js';
+import type { DeclaredResult, Dependency } from '../core/types.js';
+import type { EcosystemFacts } from './facts.js';
 import type { ComponentFacts, ManifestEditor, StaticImports } from './outputs.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { TracerChoice } from '../trace/index.js';
 
-/** Where one audit happens: the project copy and the private environment directory, inside a sandbox. */
+/**
+ * Where one audit happens: the project copy and the private environment directory, inside a sandbox, with the same
+ * directories as envproof reads them on the host.
+ */
 export interface AuditContext {
   sandbox: Sandbox;
   /** The project copy, as the program sees it (inside the sandbox). Writable. */
   projectDir: string;
   /** A private directory for the environment (venv, Maven repository copy, build dir), as seen inside. */
   envDir: string;
+  /** `projectDir` and `envDir` on the host. */
+  host: { projectDir: string; envDir: string };
+  /** The host path of a path inside the sandbox's work directory; an error for one outside it. */
+  hostPath(inside: string): string;
   timeoutMs: number;
   /** The tracer of traced runs (default auto). */
   tracer?: TracerChoice;
@@ -34,11 +42,12 @@ export type InstallFailureClass =
   | 'build-configuration'
   | 'other';
 
-export interface InstallResult {
+/** An install's outcome; `Details` is what the ecosystem learnt while installing, for its later steps. */
+export interface InstallResult<Details = unknown> {
   /** D2: what the package manager says it installed, minus the environment's own baseline. */
   installed: Dependency[];
-  /** Ecosystem-specific extra data kept in the JSON (e.g. the npm tree). */
-  details?: Record<string, unknown>;
+  /** The ecosystem's own install details (the npm tree, the venv's site-packages, CMake's findings). */
+  details: Details;
   /** Commands that were run, for the report. */
   commands: string[];
   durationMs: number;
@@ -78,14 +87,10 @@ export interface TracedDependency extends Dependency {
 }
 
 /**
- * One ecosystem. Pure parts (extractDeclared, attribute) return data; the rest run commands through
+ * One ecosystem: its facts (facts.ts), and what it does. Pure parts (extractDeclared, attribute) return data; the rest run commands through
  * the sandbox. Errors the user can fix are thrown as EnvproofError (see core/errors.ts).
  */
-export interface EcosystemModule {
-  id: EcosystemId;
-  displayName: string;
-  /** Manifest file names that identify a project of this ecosystem, in order of preference. */
-  manifestFiles: readonly string[];
+export interface EcosystemModule<Details = unknown> extends EcosystemFacts {
   /** D1, from the project directory on the host. Entries it cannot interpret are skipped with a reason. */
   extractDeclared(projectDir: string): Promise<DeclaredResult>;
   /**
@@ -93,22 +98,28 @@ export interface EcosystemModule {
    * markers are evaluated for the environment's own interpreter). Optional.
    */
   declaredInEnvironment?(projectDir: string, ctx: AuditContext): Promise<DeclaredResult>;
-  /** D2: install into a fresh private environment. Throws InstallError on failure. */
-  install(ctx: AuditContext): Promise<InstallResult>;
+  /**
+   * D2: install into a fresh private environment. The audit gives D1 as it read it, so that no ecosystem parses the
+   * manifest again (a direct caller may leave it out). Throws InstallError on failure.
+   */
+  install(ctx: AuditContext, declared?: DeclaredResult): Promise<InstallResult<Details>>;
   /** Build step, for ecosystems that compile. */
-  build?(ctx: AuditContext, install: InstallResult): Promise<void>;
+  build?(ctx: AuditContext, install: InstallResult<Details>): Promise<void>;
   /** The command to trace when the user gives none. Throws EnvproofError when none can be found. */
-  defaultRun(ctx: AuditContext, install: InstallResult): Promise<RunChoice>;
+  defaultRun(ctx: AuditContext, install: InstallResult<Details>): Promise<RunChoice>;
   /** Turns a user's --run string into argv in this environment (e.g. `python` → the venv's python). */
-  userRun(command: string, ctx: AuditContext, install: InstallResult): RunChoice;
+  userRun(command: string, ctx: AuditContext, install: InstallResult<Details>): RunChoice;
   /** D3 from the files the traced program opened or executed (paths as seen inside the sandbox). */
-  attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult): Promise<AttributionResult>;
+  attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult<Details>): Promise<AttributionResult>;
   /** Whether a declared dependency pins one version (default: it has a `version`, which D1 sets for exact pins only). */
   isPinned?(dep: Dependency): boolean;
   /** SBOM facts about the installed packages (package URL, hashes, dependency graph), while the environment exists. */
-  componentFacts?(ctx: AuditContext, install: InstallResult, attribution: AttributionResult): Promise<ComponentFacts>;
+  componentFacts?(ctx: AuditContext, install: InstallResult<Details>, attribution: AttributionResult): Promise<ComponentFacts>;
   /** What the project's code imports, read statically: splits phantoms into unused and imported-but-not-traced. */
-  staticImports?(ctx: AuditContext, install: InstallResult, attribution: AttributionResult): Promise<StaticImports>;
+  staticImports?(ctx: AuditContext, install: InstallResult<Details>, attribution: AttributionResult): Promise<StaticImports>;
+  /** What of the install details the JSON report keeps (default: all of them). */
+  reportedDetails?(details: Details): unknown;
   /** Surgical edits of the manifest for `envproof fix`, and the manifest lines of declarations for SARIF. */
   manifestEditor?: ManifestEditor;
 }
+

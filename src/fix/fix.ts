@@ -14,6 +14,7 @@ import { ecosystemById } from '../ecosystems/index.js';
 import type { EditOutcome, FileChange, ManifestEditor } from '../ecosystems/outputs.js';
 import type { EcosystemModule } from '../ecosystems/types.js';
 import { createSandbox } from '../sandbox/index.js';
+import { auditContext } from '../ecosystems/context.js';
 import { planFix, type FixFlags, type FixPlan } from './plan.js';
 
 export interface FixOptions extends FixFlags {
@@ -55,13 +56,7 @@ async function refreshInSandbox(module: EcosystemModule, editor: ManifestEditor,
       throw err instanceof EnvproofError ? new InfrastructureError(err.message, err.hint, err.details) : err;
     });
     try {
-      const ctx = {
-        sandbox,
-        projectDir: path.posix.join(sandbox.workDir, 'project'),
-        envDir: path.posix.join(sandbox.workDir, 'env'),
-        timeoutMs: opts.timeoutSec * 1000,
-        progress: opts.progress,
-      };
+      const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, progress: opts.progress });
       const files = await editor.refresh(ctx);
       for (const f of files) await copyFile(path.join(work.project, f), path.join(projectDir, f));
       return files;
@@ -82,7 +77,7 @@ export async function runFix(opts: FixOptions): Promise<FixResult> {
   const before = opts.before ?? (await runAudit({ ...opts.audit, keep: false }));
   const module = ecosystemById(before.ecosystem)!;
   const editor = module.manifestEditor;
-  if (!editor) throw new EnvproofError(`envproof fix cannot edit ${module.displayName} manifests yet`);
+  if (!editor) throw new EnvproofError(`envproof fix cannot edit ${module.projectKind} manifests yet`);
   const declared = await module.extractDeclared(projectDir);
   const plan = planFix(before, declared, opts);
   const outcome = await editor.apply(projectDir, declared, plan.edits);

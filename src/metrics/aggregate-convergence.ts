@@ -1,4 +1,4 @@
-/** Outcome metrics: success rates, repair depth, C++ system libraries, task domains, Spearman (RULES.md §4.1, 4.7, 4.8). */
+/** Outcome metrics: success rates, repair depth, C++ system libraries, task domains, Spearman (docs/paper-data.md §4.1, 4.7, 4.8). */
 import {
   ALL_AGENTS,
   REPAIR_BUCKETS,
@@ -43,7 +43,7 @@ export function convergence(ctx: AggregateContext): ConvergenceRow[] {
       ...o,
       sr0Pct: pct(o.firstSuccesses, o.n),
       finalSrPct: pct(o.finalSuccesses, o.n),
-      // RULES.md §4.1: 100 when nothing needed repairing.
+      // docs/paper-data.md §4.1: 100 when nothing needed repairing.
       repairedPct: o.firstAttemptFailures === 0 ? 100 : pct(o.repaired, o.firstAttemptFailures),
     };
   });
@@ -66,7 +66,7 @@ export function repairBuckets(ctx: AggregateContext): RepairBucketRow[] {
 }
 
 /**
- * First-attempt error types that count as a system-library assumption in C++ (RULES.md §4.7). envproof's own
+ * First-attempt error types that count as a system-library assumption in C++ (docs/paper-data.md §4.7). envproof's own
  * runs record their error class in the same vocabulary (src/protocol/classify.ts PAPER_ERROR_TYPE).
  */
 const SYSLIB_ERROR_TYPES = new Set(['MissingDep', 'SystemLib']);

@@ -1,5 +1,5 @@
 /**
- * Dependency-set metrics over successful primary runs with a known D1 (RULES.md §4.2–4.4, 4.9, 4.10; Tables B4/B5).
+ * Dependency-set metrics over successful primary runs with a known D1 (docs/paper-data.md §4.2–4.4, 4.9, 4.10; Tables B4/B5).
  */
 import type { EcosystemId } from '../core/types.js';
 import type { AccuracyRow, FrequentGapRow, InflationRow, MismatchRow, UdrRow } from './aggregate-types.js';
@@ -25,7 +25,7 @@ function inflationRows(ctx: AggregateContext, installedCount: (r: DeclaredRun) =
   });
 }
 
-/** Inflation uses the recorded counts, not the lists (RULES.md §4.2). */
+/** Inflation uses the recorded counts, not the lists (docs/paper-data.md §4.2). */
 export function inflation(ctx: AggregateContext): InflationRow[] {
   return inflationRows(ctx, (r) => r.transitiveCount);
 }

@@ -1,16 +1,15 @@
 /** Grouping of runs into (agent, language) strata and per-language pools, shared by the aggregate metrics. */
 import type { EcosystemId } from '../core/types.js';
+import { ecosystemIds } from '../ecosystems/index.js';
 import { ALL_AGENTS, type RunRecord, type TaskInfo } from './aggregate-types.js';
 
-/** The paper's language order. */
-export const LANGUAGE_ORDER: readonly EcosystemId[] = ['python', 'java', 'javascript', 'cpp', 'go'];
 
 export interface AggregateContext {
   runs: readonly RunRecord[];
   primary: readonly RunRecord[];
   /** Agents present, alphabetical. */
   agents: string[];
-  /** Languages present, in LANGUAGE_ORDER. */
+  /** Languages present, in the registry's order (the paper's for its four). */
   languages: EcosystemId[];
   tasks: ReadonlyMap<string, TaskInfo>;
 }
@@ -22,7 +21,7 @@ export function makeContext(runs: readonly RunRecord[], tasks: readonly TaskInfo
     runs,
     primary: runs.filter((r) => r.primary),
     agents,
-    languages: LANGUAGE_ORDER.filter((l) => present.has(l)),
+    languages: ecosystemIds().filter((l) => present.has(l)),
     tasks: new Map(tasks.map((t) => [t.id, t])),
   };
 }

@@ -2,7 +2,7 @@
  * The aggregate model: what `envproof report` computes from many runs, for imported paper data and for
  * envproof's own runs alike. Plain data, no I/O; every writer (md, csv, json, html) renders this.
  *
- * Conventions (RULES.md of the paper's data, DESIGN.md "Gaps and metrics"):
+ * Conventions (docs/paper-data.md):
  * - percentages are 0–100, rates and ratios 0–1, all values unrounded (writers round);
  * - `null` means undefined (e.g. EGAR with no system-library failures), never "zero";
  * - `agent: 'all'` rows pool the agents' rows of a language (not an average of agent means);

@@ -1,5 +1,5 @@
 /**
- * `computeAggregate`: every metric of the paper (RULES.md §4) and of DESIGN.md "Gaps and metrics", per
+ * `computeAggregate`: every metric of the paper (docs/paper-data.md §4), per
  * (agent, language) stratum and per language pooled over agents, from run records of any source.
  */
 import { ALL_AGENTS, type AggregateReport, type RunRecord, type RunSource, type SetAsideRow, type TaskInfo } from './aggregate-types.js';
@@ -14,10 +14,10 @@ import {
 } from './aggregate-convergence.js';
 import { keyBySource } from './aggregate-sources.js';
 import { declaring, frequentGaps, inflation, inflationPaperCompatible, manifestAccuracy, mismatch, unnecessaryDependencyRate } from './aggregate-sets.js';
-import { LANGUAGE_ORDER, makeContext } from './aggregate-strata.js';
+import { ecosystemIds } from '../ecosystems/index.js';
+import { makeContext } from './aggregate-strata.js';
 
 export * from './aggregate-types.js';
-export { LANGUAGE_ORDER };
 
 /** How many packages Tables B4/B5 list per language. */
 export const FREQUENT_GAPS_TOP = 10;
@@ -53,8 +53,9 @@ function setAsideRows(counted: readonly RunRecord[], excluded: Required<Excluded
   for (const r of excluded.infrastructureFailed) add(r, 'infrastructureFailed');
   for (const r of excluded.unfinished) add(r, 'unfinished');
   const agentOrder = (a: string) => (a === ALL_AGENTS ? 1 : 0);
+  const order = ecosystemIds();
   return [...rows.values()].sort(
-    (a, b) => agentOrder(a.agent) - agentOrder(b.agent) || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0) || LANGUAGE_ORDER.indexOf(a.language) - LANGUAGE_ORDER.indexOf(b.language),
+    (a, b) => agentOrder(a.agent) - agentOrder(b.agent) || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0) || order.indexOf(a.language) - order.indexOf(b.language),
   );
 }
 

@@ -1,4 +1,5 @@
 import type { EcosystemId, GapSets, ProjectMetrics, UntracedGapSets, UntracedMetrics } from '../core/types.js';
+import { ecosystemById } from '../ecosystems/index.js';
 
 function minus(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
   return [...a].filter((x) => !b.has(x)).sort();
@@ -8,7 +9,7 @@ function ratio(num: number, den: number): number {
   return den === 0 ? 0 : num / den;
 }
 
-/** Gap sets between the three layers (DESIGN.md "Gaps and metrics"). */
+/** Gap sets between the three layers (docs/paper-data.md §4). */
 export function gapSets(d1: ReadonlySet<string>, d2: ReadonlySet<string>, d3: ReadonlySet<string>): GapSets {
   return {
     phantom: minus(d1, d3),
@@ -51,12 +52,12 @@ export function projectMetrics(d1: ReadonlySet<string>, d2: ReadonlySet<string>,
 }
 
 /**
- * Languages for which the paper defines the installed set as the declared one (D2 := D1): C++, since CMake has no
- * package manager that resolves dependencies transitively. envproof measures D2 there too (what CMake configure
- * found or fetched) and reports the paper-compatible figures beside its own.
+ * Languages for which the paper defines the installed set as the declared one (D2 := D1), as their ecosystem says
+ * (C++: CMake has no package manager that resolves dependencies transitively). envproof measures D2 there too and
+ * reports the paper-compatible figures beside its own.
  */
 export function paperInstalledIsDeclared(language: EcosystemId): boolean {
-  return language === 'cpp';
+  return ecosystemById(language)?.paperInstalledIsDeclared === true;
 }
 
 /** Gaps when D3 is unknown (the program never started): only the install-side gap exists. */

@@ -1,4 +1,5 @@
-import { goFacts } from '../ecosystems/go/facts.js';
+import type { FailurePattern } from '../ecosystems/facts.js';
+import { failurePatterns } from '../ecosystems/index.js';
 
 /**
  * Error classes of a failed attempt, as fed back to the agent and stored. `infrastructure` marks failures
@@ -28,34 +29,22 @@ export const PAPER_ERROR_TYPE: Record<ErrorClass, string> = {
   infrastructure: 'Infrastructure',
 };
 
-const MISSING_MODULE = [
-  /ModuleNotFoundError: No module named/,
-  /ImportError: cannot import name|ImportError: No module named/,
-  /Error: Cannot find module '[^./]/,
-  /ERR_MODULE_NOT_FOUND/,
-  /java\.lang\.(NoClassDefFoundError|ClassNotFoundException)/,
-  /package [\w.]+ does not exist/,
-];
-const MISSING_SYSTEM_LIBRARY = [/error while loading shared libraries/, /fatal error: [\w/.+-]+\.h(pp)?: No such file or directory/, /cannot find -l\w+/];
-/** Compiler settings the project chose that the toolchain refuses (Java release, C++ standard, flags): configuration. */
-const COMPILER_CONFIGURATION = [
-  /(?:Source|Target) option \S+ is no longer supported/,
-  /invalid (?:source|target) release/,
-  /release version \S+ not supported/,
-  /unrecognized command[- ]line option/,
-  /invalid value ['‘][^'’]*['’] in ['‘]-std=/,
-];
-/** Errors the compiler locates in a source file: the code itself does not compile. */
-const SOURCE_ERROR = [/^\S+\.(?:c|cc|cpp|cxx|h|hh|hpp|hxx):\d+:\d+: (?:fatal )?error:/m, /\S+\.java:\[\d+,\d+\]/, /\S+\.java:\d+: error:/];
+/** The dynamic loader's message, whichever ecosystem's program it stopped. */
+const SHARED_LIBRARY_NOT_LOADED = /error while loading shared libraries/;
 
-/** The build-failure patterns the ecosystems own (go: compiler positions, missing modules). */
-const ECOSYSTEM_PATTERNS = goFacts.failurePatterns;
+type PatternClass = FailurePattern['class'];
+
+/** Whether `output` shows a message of class `cls`: the loader's, or one of an ecosystem's tools (the registry's). */
+function shows(output: string, cls: PatternClass): boolean {
+  if (cls === 'missing-system-library' && SHARED_LIBRARY_NOT_LOADED.test(output)) return true;
+  return failurePatterns().some((p) => p.class === cls && p.pattern.test(output));
+}
 
 /** Class of a program that installed and built but did not exit 0 in time. */
 export function classifyRunFailure(output: string, timedOut: boolean): ErrorClass {
   if (timedOut) return 'timeout';
-  if (MISSING_SYSTEM_LIBRARY.some((re) => re.test(output))) return 'missing-system-library';
-  if (MISSING_MODULE.some((re) => re.test(output))) return 'missing-dependency';
+  if (shows(output, 'missing-system-library')) return 'missing-system-library';
+  if (shows(output, 'missing-dependency')) return 'missing-dependency';
   return 'code-bug';
 }
 
@@ -75,12 +64,13 @@ export function classifyStepFailure(step: string, failureClass: string, output: 
     case 'missing-system-library':
       return 'missing-system-library';
     case 'native-build-failure':
-      return MISSING_SYSTEM_LIBRARY.some((re) => re.test(output)) ? 'missing-system-library' : 'build-configuration';
+      return shows(output, 'missing-system-library') ? 'missing-system-library' : 'build-configuration';
     default:
       if (step !== 'build') return 'build-configuration';
-      if (MISSING_MODULE.some((re) => re.test(output))) return 'missing-dependency';
-      if (MISSING_SYSTEM_LIBRARY.some((re) => re.test(output))) return 'missing-system-library';
-      if (COMPILER_CONFIGURATION.some((re) => re.test(output))) return 'build-configuration';
-      return ECOSYSTEM_PATTERNS.find((p) => p.pattern.test(output))?.class ?? (SOURCE_ERROR.some((re) => re.test(output)) ? 'code-bug' : 'build-configuration');
+      if (shows(output, 'missing-dependency')) return 'missing-dependency';
+      if (shows(output, 'missing-system-library')) return 'missing-system-library';
+      // Compiler settings the toolchain refuses are configuration, even beside errors it locates in the source.
+      if (shows(output, 'build-configuration')) return 'build-configuration';
+      return shows(output, 'code-bug') ? 'code-bug' : 'build-configuration';
   }
 }

@@ -2,7 +2,7 @@ import { runAudit, type AuditOptions } from '../audit/audit.js';
 import type { AuditReport } from '../audit/report.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError } from '../core/errors.js';
 import { tail } from '../core/process.js';
-import type { EcosystemId } from '../core/types.js';
+import type { DeclaredResult, EcosystemId } from '../core/types.js';
 import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
 import type { Evaluation } from '../verify/evaluate.js';
@@ -16,6 +16,8 @@ export interface ExecuteOptions {
   timeoutSec: number;
   /** Which view of D3 the metrics use per ecosystem (java: `loaded` or `opened`), as `audit --java-attribution`. */
   tracedView?: AuditOptions['tracedView'];
+  /** D1 as the caller already parsed it from the attempt's manifest (the audit then does not parse it again). */
+  declared?: DeclaredResult;
   progress(message: string): void;
 }
 
@@ -53,6 +55,7 @@ export async function executeAttempt(projectDir: string, opts: ExecuteOptions): 
       keep: false,
       sandbox: opts.sandbox,
       ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
+      ...(opts.declared ? { declared: opts.declared } : {}),
       environment: opts.environment,
       tracer: opts.tracer,
       progress: opts.progress,

@@ -1,5 +1,5 @@
 import type { EcosystemId } from '../core/types.js';
-import { LANGUAGE_FACTS } from '../tasks/languages.js';
+import { ecosystem } from '../ecosystems/index.js';
 import type { AttemptFailure } from './execute.js';
 
 const STEP_WORDS: Record<AttemptFailure['step'], string> = {
@@ -14,7 +14,7 @@ const STEP_WORDS: Record<AttemptFailure['step'], string> = {
 
 /** The Repair prompt: the previous attempt's error, its class and the tail of the failing step's output. */
 export function repairPrompt(failure: AttemptFailure, language: EcosystemId): string {
-  const lang = LANGUAGE_FACTS[language];
+  const lang = ecosystem(language).prompt;
   return [
     `Your project was set up on a clean machine with only ${lang.runtime}, and it failed while ${STEP_WORDS[failure.step]}.`,
     `Error class: ${failure.class}`,

@@ -4,18 +4,17 @@ import path from 'node:path';
 import type { Agent, AgentTurnResult, Usage } from '../agents/types.js';
 import type { AuditReport } from '../audit/report.js';
 import { errorMessage, UsageError } from '../core/errors.js';
-import type { EcosystemId } from '../core/types.js';
-import { ecosystemById } from '../ecosystems/index.js';
+import type { DeclaredResult, EcosystemId } from '../core/types.js';
+import { ecosystem } from '../ecosystems/index.js';
 import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
 import type { ResultsStore } from '../store/store.js';
 import type { AttemptRecord, RunKey, StoredRun } from '../store/types.js';
 import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
 import { PAPER_ERROR_TYPE, type ErrorClass } from './classify.js';
-import { executeAttempt, type AttemptFailure, type ExecuteOptions } from './execute.js';
+import { executeAttempt, type AttemptFailure, type ExecuteOptions, type ExecuteOutcome } from './execute.js';
 import { backendRepairPrompt, repairPrompt } from './prompts.js';
 import { restoreTree, snapshotTree } from './tree.js';
-import type { Evaluation } from '../verify/evaluate.js';
 import { evaluationRecord, executeBackendAttempt, type BackendExecuteOptions } from '../verify/protocol-step.js';
 
 export interface RunPlan {
@@ -90,20 +89,22 @@ function runRecord(plan: RunPlan, state: RunState, status: StoredRun['status']):
   };
 }
 
+/** The manifest the attempt delivered, as stored with it (the first of the ecosystem's manifest files present). */
 async function manifestOf(workspace: string, language: EcosystemId): Promise<{ path: string; content: string } | null> {
-  for (const name of ecosystemById(language)?.manifestFiles ?? []) {
+  for (const name of ecosystem(language).manifestFiles) {
     const content = await readFile(path.join(workspace, name), 'utf8').catch(() => undefined);
     if (content !== undefined) return { path: name, content };
   }
   return null;
 }
 
-/** D1 = Parse(M0): what the first attempt declares; null (unknown) when the manifest is missing or unreadable. */
-async function declaredNames(workspace: string, language: EcosystemId): Promise<string[] | null> {
-  const module = ecosystemById(language);
-  if (!module) return null;
+/**
+ * D1 of an attempt, parsed once and handed to its audit; null when the manifest is missing or unreadable (then the
+ * audit reads it again, and fails with the error that tells the agent what is wrong).
+ */
+async function parseDeclared(workspace: string, language: EcosystemId): Promise<DeclaredResult | null> {
   try {
-    return (await module.extractDeclared(workspace)).declared.map((d) => d.name);
+    return await ecosystem(language).extractDeclared(workspace);
   } catch {
     return null;
   }
@@ -129,6 +130,83 @@ function backendOptions(opts: ProtocolOptions): NonNullable<ProtocolOptions['bac
 const sleep = (sec: number) => new Promise((r) => setTimeout(r, sec * 1000));
 
 /**
+ * Runs `attempt` again while `isInfrastructure` says its result is the machinery's failure, at most
+ * `opts.infraRetries` more times, waiting `retryDelaySec` before the first retry and twice as long before each next.
+ */
+async function retryingInfrastructure<T>(opts: ProtocolOptions, attempt: () => Promise<T>, isInfrastructure: (result: T) => boolean): Promise<T> {
+  let result = await attempt();
+  for (let retry = 1; retry <= opts.infraRetries && isInfrastructure(result); retry++) {
+    await sleep(opts.retryDelaySec * 2 ** (retry - 1));
+    result = await attempt();
+  }
+  return result;
+}
+
+/** Where a run starts: after its last recorded attempt when the store holds it half-done, else at the first. */
+interface Resumed {
+  state: RunState;
+  round: number;
+  lastFailure?: AttemptFailure;
+}
+
+/** Restores a half-done run from the store: its D1, first error class, and the last attempt's project tree. */
+async function resume(store: ResultsStore, key: RunKey, status: ReturnType<ResultsStore['runStatus']>, workspace: string, opts: ProtocolOptions): Promise<Resumed> {
+  const state: RunState = { declared: null, firstClass: null, successRound: null };
+  // A run set aside after an infrastructure failure starts again from scratch: its attempts are abandoned.
+  if (status === 'infrastructure-failed') store.deleteAttempts(key);
+  const recorded = status === 'running' ? store.attempts(key) : [];
+  const last = recorded.at(-1);
+  if (!last) return { state, round: 0 };
+  const firstAttempt = recorded[0]!;
+  state.declared = store.run(key)?.declared ?? null;
+  state.firstClass = firstAttempt.success ? null : ((firstAttempt.errorClass as ErrorClass | null) ?? null);
+  if (last.treeHash) {
+    const tree = store.tree(last.treeHash);
+    await restoreTree(workspace, tree.entries, tree.blob);
+  }
+  opts.progress(`resuming after attempt ${last.attempt}`);
+  return {
+    state,
+    round: last.attempt + 1,
+    lastFailure: { class: (last.errorClass ?? 'code-bug') as ErrorClass, step: (last.step ?? 'run') as AttemptFailure['step'], tail: last.errorTail ?? '' },
+  };
+}
+
+/** The agent's turn of round `round`, retried while the agent is unavailable; a failed or late adapter is `failed`. */
+function agentTurn(plan: RunPlan, opts: ProtocolOptions, round: number, workspace: string, lastFailure: AttemptFailure | undefined): Promise<AgentTurnResult> {
+  const taskPrompt = plan.suite.prompt(plan.task, plan.language, plan.variant);
+  const prompt = round === 0 || !lastFailure ? taskPrompt : plan.task.backend ? backendRepairPrompt(lastFailure) : repairPrompt(lastFailure, plan.language);
+  const timeoutMs = opts.agentTimeoutSec * 1000;
+  const turn = () =>
+    withTimeout(
+      plan.agent
+        .turn({ taskId: plan.task.id, language: plan.language, trial: plan.trial, round, prompt, taskPrompt, workspace, error: lastFailure, timeoutMs })
+        .catch((err: unknown): AgentTurnResult => ({ status: 'failed', reason: `the agent adapter failed: ${errorMessage(err)}` })),
+      timeoutMs,
+      (): AgentTurnResult => ({ status: 'failed', reason: `the agent did not answer within ${opts.agentTimeoutSec} s and was stopped` }),
+    );
+  return retryingInfrastructure(opts, turn, (t) => t.status === 'unavailable');
+}
+
+/** Execute of one attempt (the audit, or a backend task's evaluation), retried while the sandbox fails. */
+function execute(plan: RunPlan, opts: ProtocolOptions, workspace: string, declared: DeclaredResult | null): Promise<ExecuteOutcome> {
+  const once = (): Promise<ExecuteOutcome> =>
+    plan.task.backend
+      ? executeBackendAttempt(workspace, plan.task.backend, { ...backendOptions(opts), sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} })
+      : executeAttempt(workspace, {
+          language: plan.language,
+          sandbox: opts.sandbox,
+          environment: opts.environment,
+          tracer: opts.tracer,
+          timeoutSec: opts.runTimeoutSec,
+          ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
+          ...(declared ? { declared } : {}),
+          progress: () => {},
+        });
+  return retryingInfrastructure(opts, once, (o) => !o.success && o.failure.class === 'infrastructure');
+}
+
+/**
  * One run of the protocol: Gen, Execute, then Repair up to k rounds, stopping at the first success. Every
  * attempt is written to the store as soon as it ends; a run found half-done in the store resumes after its
  * last recorded attempt, from that attempt's project tree.
@@ -141,45 +219,15 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
   const workspace = path.join(dir, 'workspace');
   await mkdir(workspace);
   try {
-    const state: RunState = { declared: null, firstClass: null, successRound: null };
-    // A run set aside after an infrastructure failure starts again from scratch: its attempts are abandoned.
-    if (status === 'infrastructure-failed') store.deleteAttempts(key);
-    const recorded = status === 'running' ? store.attempts(key) : [];
-    let round = 0;
-    let lastFailure: AttemptFailure | undefined;
-    const last = recorded.at(-1);
-    if (last) {
-      state.declared = store.run(key)?.declared ?? null;
-      const firstAttempt = recorded[0]!;
-      state.firstClass = firstAttempt.success ? null : ((firstAttempt.errorClass as ErrorClass | null) ?? null);
-      if (last.treeHash) {
-        const tree = store.tree(last.treeHash);
-        await restoreTree(workspace, tree.entries, tree.blob);
-      }
-      round = last.attempt + 1;
-      lastFailure = { class: (last.errorClass ?? 'code-bug') as ErrorClass, step: (last.step ?? 'run') as AttemptFailure['step'], tail: last.errorTail ?? '' };
-      opts.progress(`resuming after attempt ${last.attempt}`);
-    }
-
-    for (; round <= opts.repairs; round++) {
+    const resumed = await resume(store, key, status, workspace, opts);
+    const { state } = resumed;
+    let lastFailure = resumed.lastFailure;
+    for (let round = resumed.round; round <= opts.repairs; round++) {
       const started = new Date();
-      const taskPrompt = plan.suite.prompt(plan.task, plan.language, plan.variant);
-      const prompt = round === 0 || !lastFailure ? taskPrompt : plan.task.backend ? backendRepairPrompt(lastFailure) : repairPrompt(lastFailure, plan.language);
       opts.progress(round === 0 ? 'generating' : `repair round ${round}`);
 
       const agentStarted = performance.now();
-      let turn: AgentTurnResult = { status: 'unavailable', reason: 'not started' };
-      for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
-        if (attempt > 0) await sleep(opts.retryDelaySec * 2 ** (attempt - 1));
-        turn = await withTimeout(
-          plan.agent
-            .turn({ taskId: plan.task.id, language: plan.language, trial: plan.trial, round, prompt, taskPrompt, workspace, error: lastFailure, timeoutMs: opts.agentTimeoutSec * 1000 })
-            .catch((err: unknown): AgentTurnResult => ({ status: 'failed', reason: `the agent adapter failed: ${errorMessage(err)}` })),
-          opts.agentTimeoutSec * 1000,
-          () => ({ status: 'failed', reason: `the agent did not answer within ${opts.agentTimeoutSec} s and was stopped` }),
-        );
-        if (turn.status !== 'unavailable') break;
-      }
+      const turn = await agentTurn(plan, opts, round, workspace, lastFailure);
       if (turn.status === 'unavailable') {
         store.putRun(runRecord(plan, state, 'infrastructure-failed'));
         return 'infrastructure-failed';
@@ -193,43 +241,26 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       let own = performance.now();
       const snapshot = await snapshotTree(workspace);
       store.putTree(snapshot);
-      if (round === 0) state.declared = await declaredNames(workspace, plan.language);
+      const declared = await parseDeclared(workspace, plan.language);
+      if (round === 0) state.declared = declared && declared.declared.map((d) => d.name);
       const manifest = await manifestOf(workspace, plan.language);
       const usage: Usage | undefined = turn.usage;
       let ownMs = performance.now() - own;
 
+      let outcome: ExecuteOutcome | undefined;
       let failure: AttemptFailure | undefined;
-      let report: AuditReport | undefined;
-      let sandbox: string = opts.sandbox;
-      let evaluation: Evaluation | undefined;
       if (turn.status === 'failed') {
         failure = { class: 'agent-error', step: 'entry', tail: turn.reason };
       } else {
         opts.progress(`executing attempt ${round}`);
-        for (let attempt = 0; attempt <= opts.infraRetries; attempt++) {
-          if (attempt > 0) await sleep(opts.retryDelaySec * 2 ** (attempt - 1));
-          const outcome = plan.task.backend
-            ? await executeBackendAttempt(workspace, plan.task.backend, { ...backendOptions(opts), sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} })
-            : await executeAttempt(workspace, {
-                language: plan.language,
-                sandbox: opts.sandbox,
-                environment: opts.environment,
-                tracer: opts.tracer,
-                timeoutSec: opts.runTimeoutSec,
-                ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
-                progress: () => {},
-              });
-          report = outcome.report;
-          sandbox = outcome.sandbox;
-          evaluation = outcome.evaluation;
-          failure = outcome.success ? undefined : outcome.failure;
-          if (failure?.class !== 'infrastructure') break;
-        }
+        outcome = await execute(plan, opts, workspace, declared);
+        failure = outcome.success ? undefined : outcome.failure;
         if (failure?.class === 'infrastructure') {
           store.putRun(runRecord(plan, state, 'infrastructure-failed'));
           return 'infrastructure-failed';
         }
       }
+      const report = outcome?.report;
       if (report) Object.assign(phases, report.phasesMs);
       // The audit read M(0) for the environment's own interpreter (markers): the better D1 when it got that far.
       if (round === 0 && report) state.declared = report.layers.declared.map((d) => d.name);
@@ -255,12 +286,12 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         tokensOut: usage?.outputTokens ?? null,
         costUsd: usage?.costUsd ?? null,
         phasesMs: phases,
-        sandbox,
+        sandbox: outcome?.sandbox ?? opts.sandbox,
       };
       ownMs += performance.now() - own;
       phases.envproof = Math.round(ownMs);
       store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record]);
-      if (evaluation && plan.task.backend) store.putEvaluation(key, evaluationRecord(round, plan.task.backend, evaluation));
+      if (outcome?.evaluation && plan.task.backend) store.putEvaluation(key, evaluationRecord(round, plan.task.backend, outcome.evaluation));
       if (!failure) return 'succeeded';
       lastFailure = failure;
     }

@@ -1,39 +1,25 @@
 import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { goFacts } from '../ecosystems/go/facts.js';
+import { skippedDirs } from '../ecosystems/index.js';
+import type { TreeEntry, TreeSnapshot } from '../store/types.js';
 
-/** One entry of a project tree: a file (with its blob hash) or a symlink (with its target). */
-export interface TreeEntry {
-  path: string;
-  kind: 'file' | 'symlink';
-  executable: boolean;
-  /** sha256 of the content (files) or of the link target (symlinks). */
-  blob: string;
-}
+export type { TreeEntry, TreeSnapshot };
 
-export interface TreeSnapshot {
-  /** sha256 over the sorted entries: equal trees have equal hashes. */
-  hash: string;
-  entries: TreeEntry[];
-  /** Content by blob hash. */
-  blobs: Map<string, Buffer>;
-}
-
-/** Directories an install or build creates: not part of what the agent wrote. */
-const SKIPPED_DIRS = new Set(['node_modules', '.git', '__pycache__', '.venv', 'venv', 'target', 'build', ...goFacts.skipDirs]);
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 
 export async function snapshotTree(root: string): Promise<TreeSnapshot> {
   const entries: TreeEntry[] = [];
   const blobs = new Map<string, Buffer>();
+  const skipped = skippedDirs();
   const walk = async (dir: string): Promise<void> => {
     for (const d of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, d.name);
       const rel = path.relative(root, full).split(path.sep).join('/');
       if (d.isDirectory()) {
-        if (!SKIPPED_DIRS.has(d.name)) await walk(full);
+        // Directories an install or build creates are not part of what the agent wrote.
+        if (!skipped.has(d.name)) await walk(full);
       } else if (d.isSymbolicLink()) {
         const target = Buffer.from(await readlink(full));
         const blob = sha256(target);

@@ -4,7 +4,8 @@
  * says why, so the report never shows an empty or broken chart.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { LANGUAGE_NAMES, type EcosystemId } from '../core/types.js';
+import type { EcosystemId } from '../core/types.js';
+import { ecosystem } from '../ecosystems/index.js';
 import { ALL_AGENTS, type AggregateReport, type RepairBucket } from '../metrics/aggregate.js';
 import { backendFigures } from './backend-charts.js';
 import { boxStats, evenSample } from './charts-stats.js';
@@ -29,7 +30,7 @@ export interface MissingFigure {
 export type Figure = ChartFigure | MissingFigure;
 
 export function languageLabel(language: EcosystemId): string {
-  return LANGUAGE_NAMES[language];
+  return ecosystem(language).displayName;
 }
 
 const REPAIR_BUCKET_LABELS: Record<RepairBucket, string> = {

@@ -1,8 +1,9 @@
 /**
- * The paper's checked claims (RULES.md §5), recomputed from an AggregateReport: each with its name as it appears
+ * The paper's checked claims (docs/paper-data.md §5), recomputed from an AggregateReport: each with its name as it appears
  * in `results/verification.csv`, the decimals it is printed with and the tolerance it is compared with.
  */
-import { LANGUAGE_NAMES, type EcosystemId } from '../core/types.js';
+import type { EcosystemId } from '../core/types.js';
+import { ecosystem } from '../ecosystems/index.js';
 import { ALL_AGENTS, type AggregateReport } from '../metrics/aggregate.js';
 import { ALL_PAIRS } from '../metrics/aggregate-agreement.js';
 import { pyRound } from './csv-number.js';
@@ -52,7 +53,7 @@ function mismatchClaims(r: AggregateReport): Claim[] {
   const claims: Claim[] = [];
   for (const language of ['python', 'java'] as const) {
     const m = pooled(language);
-    if (m) claims.push({ name: `${LANGUAGE_NAMES[language]} phantom rate (text says 'about 5%')`, value: m.phantom, decimals: 2, tolerance: 0.01, compareAt: 3 });
+    if (m) claims.push({ name: `${ecosystem(language).displayName} phantom rate (text says 'about 5%')`, value: m.phantom, decimals: 2, tolerance: 0.01, compareAt: 3 });
   }
   const js = pooled('javascript');
   if (js) {
@@ -76,7 +77,7 @@ function crossAgentClaims(r: AggregateReport): Claim[] {
     c.pair === ALL_PAIRS
       ? { name: `Complete disjointness rate ${c.language} (%)`, value: c.cdrPct, decimals: 1, tolerance: 0.05 }
       : {
-          name: `Cross-agent Jaccard ${c.pair.split('-').map(capitalise).join('-')} ${LANGUAGE_NAMES[c.language]}`,
+          name: `Cross-agent Jaccard ${c.pair.split('-').map(capitalise).join('-')} ${ecosystem(c.language).displayName}`,
           value: c.meanJaccard,
           decimals: 3,
           tolerance: 0.0015,

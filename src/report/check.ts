@@ -1,8 +1,8 @@
-/** `report --check`: compare a verification.csv's published values with the recomputed ones (RULES.md §5). */
+/** `report --check`: compare a verification.csv's published values with the recomputed ones (docs/paper-data.md §5). */
 import { readFileSync } from 'node:fs';
 import { EnvproofError, errorMessage } from '../core/errors.js';
 import type { AggregateReport } from '../metrics/aggregate.js';
-import { CsvSyntaxError, parseCsv } from '../store/csv.js';
+import { CsvSyntaxError, parseCsv } from '../paper-data/csv.js';
 import { formatClaim, recomputeClaims, type ClaimKind } from './check-claims.js';
 
 export interface CheckResult {

@@ -1,6 +1,6 @@
 /**
  * The report's tables as rows of text cells, shared by the CSV and Markdown writers. The nine tables named
- * after the paper's `results/*.csv` have exactly its columns, rows and number formatting (RULES.md §4); the
+ * after the paper's `results/*.csv` have exactly its columns, rows and number formatting (docs/paper-data.md §4); the
  * others carry what the paper did not publish (per-agent strata, pooled rows, repair depth, Tables A1/B4/B5).
  */
 import { ALL_AGENTS, REPAIR_BUCKETS, type AggregateReport } from '../metrics/aggregate.js';

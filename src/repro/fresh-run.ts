@@ -5,6 +5,7 @@ import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError,
 import { shellQuote } from '../core/shell.js';
 import { whyNotStarted } from '../audit/run-start.js';
 import { createWorkDir, removeWorkDir } from '../audit/workspace.js';
+import { auditContext } from '../ecosystems/context.js';
 import type { AuditContext, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
 import { isolatedEnvironment } from '../sandbox/environment.js';
@@ -151,13 +152,7 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
     }).catch((err: unknown) => {
       throw err instanceof EnvproofError && !(err instanceof UsageError) ? new InfrastructureError(err.message, err.hint, err.details) : err;
     });
-    const ctx: AuditContext = {
-      sandbox,
-      projectDir: path.posix.join(sandbox.workDir, 'project'),
-      envDir: path.posix.join(sandbox.workDir, 'env'),
-      timeoutMs: setup.timeoutMs,
-      progress: setup.progress,
-    };
+    const ctx = auditContext(sandbox, { timeoutMs: setup.timeoutMs, progress: setup.progress });
     const plain = decide({});
     const started = performance.now();
     let install: InstallResult;

@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
+import { UsageError } from '../core/errors.js';
+import type { EcosystemId } from '../core/types.js';
 import { entryPoint } from '../audit/audit.js';
 import { detectEcosystem } from '../audit/detect.js';
 import { goEnv } from '../ecosystems/go/go-env.js';
@@ -9,7 +10,6 @@ import { runMaven } from '../ecosystems/java/maven.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
 import type { RunnerId } from './types.js';
 
-export const KIND_IDS = ECOSYSTEM_IDS;
 export type KindId = EcosystemId;
 
 /** Whether the package manager can resolve against the registry as of a date, and how; or why not. */
@@ -50,13 +50,13 @@ export interface ProjectKind {
 
 const FAKETIME = 'faketime';
 
-const NO_DATE: Partial<Record<EcosystemId, string>> = {
+const NO_DATE: Record<string, string> = {
   java: 'Maven resolves the versions the POM names; a version range is resolved from repository metadata that Maven Central does not keep per date',
   cpp: 'CMake has no package registry to resolve against a date (find_package takes what the system has, FetchContent what the project names)',
   go: 'Go\'s minimal version selection builds with the versions go.mod requires, the same on any date, and the module proxy has no query by date',
 };
 
-const DATED: Partial<Record<EcosystemId, DatedResolution>> = {
+const DATED: Record<string, DatedResolution> = {
   python: { supported: true, how: 'dated-index' },
   javascript: { supported: true, how: 'npm-before' },
 };
@@ -67,7 +67,7 @@ async function writeProbe(ctx: AuditContext, name: string, text: string): Promis
   return inside;
 }
 
-const PROBES: Record<EcosystemId, (ctx: AuditContext) => Promise<string>> = {
+const PROBES: Record<string, (ctx: AuditContext) => Promise<string>> = {
   python: async () => 'python3 -c "import time; print(int(time.time()))"',
   javascript: async () => 'node -e "console.log(Math.floor(Date.now() / 1000))"',
   java: async (ctx) => `java ${await writeProbe(ctx, 'Clock.java', 'class Clock { public static void main(String[] a) { System.out.println(System.currentTimeMillis() / 1000); } }\n')}`,
@@ -103,6 +103,8 @@ async function prepareMavenTests(ctx: AuditContext, runner: RunnerId | undefined
 
 function kindOf(module: EcosystemModule): ProjectKind {
   const id = module.id;
+  const clockProbe = PROBES[id];
+  if (!clockProbe) throw new UsageError(`repro has no clock probe for ${module.displayName}`);
   return {
     id,
     language: id,
@@ -113,7 +115,7 @@ function kindOf(module: EcosystemModule): ProjectKind {
     ...(id === 'java' ? { prepareTests: prepareMavenTests } : {}),
     entry: (ctx, install, hostProject) => entryPoint(module, ctx, install, hostProject),
     attribute: (files, ctx, install) => module.attribute(files, ctx, install),
-    clockProbe: PROBES[id],
+    clockProbe,
     ...(id === 'go' ? { clockLimit: 'Go reads the clock from the kernel (vDSO), not through libc, so libfaketime cannot shift it' } : {}),
     datedResolution: DATED[id] ?? { supported: false, why: NO_DATE[id] ?? `${module.displayName} has no way to resolve against a registry as of a date` },
   };

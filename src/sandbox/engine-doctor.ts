@@ -1,7 +1,7 @@
 import type { Check } from '../doctor/checks.js';
 import { errorMessage } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
-import { ECOSYSTEM_IDS } from '../core/types.js';
+import { ecosystemIds } from '../ecosystems/index.js';
 import { checkEngine, engineSetup, HOST_ENV, type ContainerEngine, type ProbeTarget } from './engine.js';
 import { hostNamespaces } from './host.js';
 import { UBUNTU_IMAGE } from './images.js';
@@ -13,7 +13,7 @@ async function probeTarget(engine: ContainerEngine): Promise<ProbeTarget | null>
   const image = r.stdout.split('\n').find((l) => /(^|\/)envproof-[a-z]+-debian:/.test(l));
   if (image) return { image };
   if (engine !== 'podman') return null;
-  for (const language of ECOSYSTEM_IDS) {
+  for (const language of ecosystemIds()) {
     const env = await readEnvironment(language);
     if (env) return { rootfs: env.dir };
   }

@@ -1,9 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { cacheRoot, packageCacheEnv } from '../core/cache.js';
+import { cacheRoot } from '../core/cache.js';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
+import { packageCacheEnv } from '../ecosystems/index.js';
 import type { ProgramRun, SandboxLimits } from './limits.js';
 import type { ExecRequest } from './types.js';
 
@@ -47,7 +48,6 @@ export function isolatedEnvironment(workDir: string, extra: Record<string, strin
     GIT_SSL_CAINFO: CA_BUNDLE,
     PIP_DISABLE_PIP_VERSION_CHECK: '1',
     ...packageCacheEnv(CACHE_INSIDE),
-    MAVEN_OPTS: `-Dmaven.repo.local=${CACHE_INSIDE}/m2`,
     ...extra,
   };
 }

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { cacheRoot, packageCacheEnv } from '../core/cache.js';
+import { cacheRoot } from '../core/cache.js';
+import { packageCacheEnv } from '../ecosystems/index.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { commandPath } from './rootfs.js';

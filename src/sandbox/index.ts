@@ -2,10 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { EcosystemId } from '../core/types.js';
 import { EnvproofError, UsageError } from '../core/errors.js';
-import { goCachePublisher } from '../ecosystems/go/cache.js';
-import { javaCachePublisher } from '../ecosystems/java/cache.js';
-import { javascriptCachePublisher } from '../ecosystems/javascript/cache.js';
-import { pythonCachePublisher } from '../ecosystems/python/cache.js';
+import { ecosystems } from '../ecosystems/index.js';
 import { BwrapSandbox } from './bwrap.js';
 import { CacheLayers } from './cache-layers.js';
 import { ContainerSandbox } from './container.js';
@@ -122,12 +119,11 @@ export async function prepareEnvironment(
   }
 }
 
-/** Every package manager's shared cache, with the check that decides what of a run's downloads it takes. */
-const CACHE_PUBLISHERS = [pythonCachePublisher, javascriptCachePublisher, javaCachePublisher, goCachePublisher];
 
 /** Opens the cache layers for a sandbox made by `make`, and removes them again if it cannot be made. */
 async function withCacheLayers<T>(make: (caches: CacheLayers) => T | Promise<T>): Promise<T> {
-  const caches = await CacheLayers.open(CACHE_PUBLISHERS, sandboxUid());
+  // Every package manager's shared cache, with the check that decides what of a run's downloads it takes.
+  const caches = await CacheLayers.open(ecosystems().flatMap((e) => e.caches.publishers), sandboxUid());
   try {
     return await make(caches);
   } catch (err) {

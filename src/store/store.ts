@@ -6,12 +6,12 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { EnvproofError, errorMessage } from '../core/errors.js';
-import { ECOSYSTEM_IDS, type EcosystemId } from '../core/types.js';
+import type { EcosystemId } from '../core/types.js';
+import { isEcosystemId } from '../ecosystems/index.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
-import type { TreeEntry, TreeSnapshot } from '../protocol/tree.js';
 import { MIGRATE_V1_TO_V2, MIGRATE_V2_TO_V3, MIGRATE_V3_TO_V4, MIGRATE_V4_TO_V5, MIGRATE_V5_TO_V6, SCHEMA_V1, SCHEMA_VERSION } from './schema.js';
-import type { AttemptRecord, BackendEvaluationRecord, RunKey, RunStatus, StoredRun, StoredTask } from './types.js';
 import { ReproTables } from './repro-tables.js';
+import type { AttemptRecord, BackendEvaluationRecord, RunKey, RunStatus, StoredRun, StoredTask, TreeEntry, TreeSnapshot } from './types.js';
 
 export const DEFAULT_STORE = 'envproof.db';
 
@@ -234,7 +234,7 @@ export class ResultsStore {
   private selectRuns(where: string, ...params: string[]): StoredRun[] {
     const rows = this.db.prepare(`SELECT * FROM runs ${where} ORDER BY source, agent, language, task_id, trial`).all(...params) as RunRow[];
     return rows.map((row) => {
-      if (!(ECOSYSTEM_IDS as readonly string[]).includes(row.language)) {
+      if (!isEcosystemId(row.language)) {
         throw new EnvproofError(`${this.file}: run of unknown language ${row.language}`);
       }
       return fromRow(row);

@@ -77,3 +77,20 @@ export interface BackendEvaluationRecord {
   startup: { started: boolean; afterMs?: number; reason?: string };
   serverLog?: string;
 }
+
+/** One entry of a project tree: a file (with its blob hash) or a symlink (with its target). */
+export interface TreeEntry {
+  path: string;
+  kind: 'file' | 'symlink';
+  executable: boolean;
+  /** sha256 of the content (files) or of the link target (symlinks). */
+  blob: string;
+}
+
+export interface TreeSnapshot {
+  /** sha256 over the sorted entries: equal trees have equal hashes. */
+  hash: string;
+  entries: TreeEntry[];
+  /** Content by blob hash. */
+  blobs: Map<string, Buffer>;
+}

@@ -1,10 +1,10 @@
 import type { EcosystemId } from '../core/types.js';
-import { LANGUAGE_FACTS } from './languages.js';
+import { ecosystem } from '../ecosystems/index.js';
 import type { PromptVariant, Task } from './types.js';
 
 /** envproof's own prompt wording for tasks of the bundled and user suites. */
 export function renderPrompt(task: Task, language: EcosystemId, variant: PromptVariant): string {
-  const lang = LANGUAGE_FACTS[language];
+  const { displayName, prompt } = ecosystem(language);
   const parts = [
     `TASK: ${task.title}`,
     '',
@@ -17,13 +17,13 @@ export function renderPrompt(task: Task, language: EcosystemId, variant: PromptV
   if (variant === 'explicit') {
     parts.push(
       '',
-      `Deliver a complete ${lang.displayName} project that builds and runs on a clean Ubuntu 22.04 machine where only ${lang.runtime} is installed. It must contain:`,
+      `Deliver a complete ${displayName} project that builds and runs on a clean Ubuntu 22.04 machine where only ${prompt.runtime} is installed. It must contain:`,
       '- the source code',
-      `- ${lang.manifest}, listing every dependency, direct and transitive, pinned to an exact version`,
+      `- ${prompt.manifest}, listing every dependency, direct and transitive, pinned to an exact version`,
       '- README.md explaining setup, each dependency, how to build, how to run, and the expected output',
     );
   } else {
-    parts.push('', `Write it in ${lang.displayName}.`);
+    parts.push('', `Write it in ${displayName}.`);
   }
   return `${parts.join('\n')}\n`;
 }

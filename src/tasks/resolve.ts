@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../core/errors.js';
 import { loadBackendSuite } from './backend.js';
-import { loadEnvgapPrompts } from './envgap-prompts.js';
+import { loadEnvgapPrompts } from '../paper-data/envgap-prompts.js';
 import { loadSuiteFile } from './suite-file.js';
 import type { Task, TaskSuite } from './types.js';
 

@@ -10,6 +10,7 @@ import { StepFailedError } from '../../src/core/errors.js';
 import { cppEcosystem } from '../../src/ecosystems/cpp/index.js';
 import type { AttributionResult, AuditContext, InstallResult, RunChoice } from '../../src/ecosystems/types.js';
 import { traceRun } from '../../src/trace/index.js';
+import type { CmakeInstallDetails } from '../../src/ecosystems/cpp/configure.js';
 import { debianUpstreamVersion, fixtureContext, localGitRepo, localTarball, removeTempDirs } from './helpers.js';
 
 after(removeTempDirs);
@@ -18,7 +19,7 @@ const names = (deps: readonly { name: string }[] | undefined) => [...new Set((de
 
 interface Traced {
   ctx: AuditContext;
-  install: InstallResult;
+  install: InstallResult<CmakeInstallDetails>;
   attribution: AttributionResult;
   stdout: string;
   exitCode: number | null;
@@ -32,7 +33,7 @@ async function buildAndTrace(ctx: AuditContext): Promise<Traced> {
   return traceAndAttribute(ctx, install, await cppEcosystem.defaultRun(ctx, install));
 }
 
-async function traceAndAttribute(ctx: AuditContext, install: InstallResult, run: RunChoice): Promise<Traced> {
+async function traceAndAttribute(ctx: AuditContext, install: InstallResult<CmakeInstallDetails>, run: RunChoice): Promise<Traced> {
   const trace = await traceRun(ctx.sandbox, {
     argv: run.argv,
     cwd: ctx.projectDir,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AuditContext } from '../../src/ecosystems/types.js';
+import { auditContext } from '../../src/ecosystems/context.js';
 import { HostSandbox } from '../../src/sandbox/host.js';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -29,7 +30,7 @@ export async function fixtureContext(fixture: string, replacements: Record<strin
   await cp(path.join(FIXTURES, fixture), projectDir, { recursive: true });
   await mkdir(envDir, { recursive: true });
   await substitute(path.join(projectDir, 'CMakeLists.txt'), replacements);
-  return { sandbox: new HostSandbox('cpp', work), projectDir, envDir, timeoutMs: 300_000, progress: () => {} };
+  return auditContext(new HostSandbox('cpp', work), { timeoutMs: 300_000, progress: () => {} });
 }
 
 async function substitute(file: string, replacements: Record<string, string>): Promise<void> {

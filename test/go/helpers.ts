@@ -3,6 +3,7 @@ import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { auditContext } from '../../src/ecosystems/context.js';
 import type { AuditContext } from '../../src/ecosystems/types.js';
 import { HostSandbox } from '../../src/sandbox/host.js';
 
@@ -22,7 +23,7 @@ export async function fixtureContext(fixture: string): Promise<AuditContext> {
   const envDir = path.join(work, 'env');
   await cp(path.join(FIXTURES, fixture), projectDir, { recursive: true });
   await mkdir(envDir, { recursive: true });
-  return { sandbox: new HostSandbox('go', work), projectDir, envDir, timeoutMs: 600_000, progress: () => {} };
+  return auditContext(new HostSandbox('go', work), { timeoutMs: 600_000, progress: () => {} });
 }
 
 /** The go command's version on this machine (`go1.26.8`), or undefined when there is none. */

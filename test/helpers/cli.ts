@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** The shared folder beside the checkout (the paper's data, DESIGN.md). */
+/** The shared folder beside the checkout: the paper's data and the seed papers (docs/paper-data.md). */
 export const SHARED = path.resolve(REPO_ROOT, '..', 'shared');
 /** tsx by its file URL, so that the CLI runs from any working directory. */
 const TSX = import.meta.resolve('tsx');

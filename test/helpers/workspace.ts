@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EcosystemId } from '../../src/core/types.js';
 import type { AuditContext } from '../../src/ecosystems/types.js';
+import { auditContext } from '../../src/ecosystems/context.js';
 import { HostSandbox } from '../../src/sandbox/host.js';
 
 export interface Workspace {
@@ -30,7 +31,7 @@ export async function hostWorkspace(language: EcosystemId, fixtures: string, sou
   await mkdir(projectDir, { recursive: true });
   const envDir = path.join(root, 'env');
   await mkdir(envDir, { recursive: true });
-  const ctx: AuditContext = { sandbox: new HostSandbox(language, root), projectDir, envDir, timeoutMs, progress: () => {} };
+  const ctx: AuditContext = auditContext(new HostSandbox(language, root), { timeoutMs, progress: () => {} });
   return { ctx, projectDir, root, dispose: () => rm(root, { recursive: true, force: true }) };
 }
 

@@ -7,11 +7,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
-import { javaEcosystem as java, javaTracedLayer } from '../../src/ecosystems/java/index.js';
+import { javaEcosystem as java, javaTracedLayer, type MavenInstallDetails } from '../../src/ecosystems/java/index.js';
 import type { AttributionResult, InstallResult } from '../../src/ecosystems/types.js';
 import { pins, workspace, type Workspace } from './helpers.js';
 
-const NO_INSTALL: InstallResult = { installed: [], commands: [], durationMs: 0 };
+const NO_INSTALL: InstallResult<MavenInstallDetails> = { installed: [], commands: [], durationMs: 0, details: { resolved: [] } };
 
 async function writeJar(file: string, pom?: { g: string; a: string; v: string }, classes: string[] = []): Promise<string> {
   const entries: Record<string, Uint8Array> = { 'META-INF/MANIFEST.MF': strToU8('Manifest-Version: 1.0\n') };

@@ -26,11 +26,12 @@ import { gapSets } from '../../src/metrics/project.js';
 import { classifyStepFailure } from '../../src/protocol/classify.js';
 import { traceRun } from '../../src/trace/index.js';
 import type { TraceResult } from '../../src/trace/types.js';
+import type { MavenInstallDetails } from '../../src/ecosystems/java/index.js';
 import { pins, workspace, type Workspace } from './helpers.js';
 
 interface Audited {
   ws: Workspace;
-  install: InstallResult;
+  install: InstallResult<MavenInstallDetails>;
   run: RunChoice;
   trace: TraceResult;
   d3: AttributionResult;
@@ -252,7 +253,7 @@ describe('Java audit', { concurrency: true }, () => {
 
     it('no main class anywhere: a clear error asking for --run', async () => {
       const ws = await fresh({ files: { 'pom.xml': pomWith('<groupId>com.google.code.gson</groupId><artifactId>gson</artifactId><version>2.10.1</version>') } });
-      await assert.rejects(java.defaultRun(ws.ctx, { installed: [], commands: [], durationMs: 0 }), (err: unknown) => {
+      await assert.rejects(java.defaultRun(ws.ctx, { installed: [], commands: [], durationMs: 0, details: { resolved: [] } }), (err: unknown) => {
         assert.ok(err instanceof NoEntryPointError);
         assert.match(err.message, /no main class found/);
         assert.match(err.hint ?? '', /--run/);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { owningPackageDir } from '../../src/ecosystems/javascript/attribute.js';
 import { javascriptEcosystem as js } from '../../src/ecosystems/javascript/index.js';
-import type { NpmTreeNode } from '../../src/ecosystems/javascript/npm-tree.js';
+import type { NpmTreeNode, NpmInstallDetails } from '../../src/ecosystems/javascript/npm-tree.js';
 import type { InstallResult } from '../../src/ecosystems/types.js';
 import { pins, workspace, type Workspace } from './helpers.js';
 
@@ -38,7 +38,7 @@ describe('owningPackageDir', () => {
 describe('attribute: a hand-built node_modules', () => {
   let ws: Workspace;
   let p: (rel: string) => string;
-  const install: InstallResult = { installed: [], commands: [], durationMs: 0 };
+  const install: InstallResult<NpmInstallDetails> = { installed: [], commands: [], durationMs: 0, details: { tree: { name: 'project', dependencies: [] }, problems: [], lsExitCode: 0, unreviewedInstallScripts: [] } };
 
   before(async () => {
     ws = await workspace({ files: { 'main.js': '', 'local/index.js': '', 'local/package.json': '{"name":"local","version":"0.1.0"}' } });
@@ -66,7 +66,7 @@ describe('attribute: a hand-built node_modules', () => {
       name: 'project',
       dependencies: [{ name: 'local', version: '0.1.0', path: 'node_modules/local', resolved: 'file:../local', dependencies: [] }],
     };
-    install.details = { tree };
+    install.details.tree = tree;
   });
   after(() => ws?.dispose());
 
@@ -101,7 +101,7 @@ describe('attribute: a hand-built node_modules', () => {
   });
 
   it('without the install tree, a linked package\'s real files are the project\'s own', async () => {
-    const d3 = await js.attribute(new Set([p('local/index.js')]), ws.ctx, { installed: [], commands: [], durationMs: 0 });
+    const d3 = await js.attribute(new Set([p('local/index.js')]), ws.ctx, { installed: [], commands: [], durationMs: 0, details: { tree: { name: 'project', dependencies: [] }, problems: [], lsExitCode: 0, unreviewedInstallScripts: [] } });
     assert.deepEqual(d3.traced, []);
   });
 });

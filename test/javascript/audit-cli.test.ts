@@ -13,6 +13,7 @@ import { javascriptEcosystem as js } from '../../src/ecosystems/javascript/index
 import type { AttributionResult, InstallResult } from '../../src/ecosystems/types.js';
 import { traceRun } from '../../src/trace/index.js';
 import { auditJson as audit, runCli } from '../helpers/cli.js';
+import type { NpmInstallDetails } from '../../src/ecosystems/javascript/npm-tree.js';
 import { FIXTURES, workspace, type Workspace } from './helpers.js';
 
 const names = (deps: readonly { name: string }[] | null) => [...new Set((deps ?? []).map((d) => d.name))].sort();
@@ -21,7 +22,7 @@ const auditJson = (fixture: string, ...extra: string[]) => audit(path.join(FIXTU
 
 describe('workspaces: the project is never its own dependency', () => {
   let ws: Workspace;
-  let install: InstallResult;
+  let install: InstallResult<NpmInstallDetails>;
   let attribution: AttributionResult;
   before(async () => {
     ws = await workspace({ fixture: 'workspaces' });

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { nameSet } from '../../src/core/names.js';
 import { javascriptEcosystem as js } from '../../src/ecosystems/javascript/index.js';
-import type { NpmTreeNode } from '../../src/ecosystems/javascript/npm-tree.js';
+import type { NpmTreeNode, NpmInstallDetails } from '../../src/ecosystems/javascript/npm-tree.js';
 import type { AttributionResult, InstallResult, RunChoice } from '../../src/ecosystems/types.js';
 import { gapSets } from '../../src/metrics/project.js';
 import { traceRun } from '../../src/trace/index.js';
@@ -28,7 +28,7 @@ import { pins, workspace, type Workspace } from './helpers.js';
 
 interface Audited {
   ws: Workspace;
-  install: InstallResult;
+  install: InstallResult<NpmInstallDetails>;
   run: RunChoice;
   trace: TraceResult;
   d3: AttributionResult;

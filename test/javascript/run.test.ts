@@ -5,9 +5,10 @@ import { describe, it } from 'node:test';
 import { EnvproofError } from '../../src/core/errors.js';
 import { javascriptEcosystem as js } from '../../src/ecosystems/javascript/index.js';
 import type { InstallResult, RunChoice } from '../../src/ecosystems/types.js';
+import type { NpmInstallDetails } from '../../src/ecosystems/javascript/npm-tree.js';
 import { workspace } from './helpers.js';
 
-const noInstall: InstallResult = { installed: [], commands: [], durationMs: 0 };
+const noInstall: InstallResult<NpmInstallDetails> = { installed: [], commands: [], durationMs: 0, details: { tree: { name: 'project', dependencies: [] }, problems: [], lsExitCode: 0, unreviewedInstallScripts: [] } };
 
 /** The default run of a project made of the given files. */
 async function choose(files: Record<string, string>): Promise<{ run: RunChoice; projectDir: string }> {
@@ -74,7 +75,7 @@ describe('javascript shell commands see node_modules/.bin, as npm scripts do', (
     try {
       const projectDir = path.join(ws.projectDir, "it's here");
       await chmod(path.join(projectDir, 'node_modules/.bin/hello'), 0o755);
-      const ctx = { ...ws.ctx, projectDir };
+      const ctx = { ...ws.ctx, projectDir, host: { ...ws.ctx.host, projectDir } };
       const exec = (run: RunChoice) => ws.ctx.sandbox.exec({ argv: run.argv, cwd: projectDir, timeoutMs: 10_000, network: false });
 
       const user = js.userRun('hello user', ctx, noInstall);

@@ -2,7 +2,7 @@
  * A small hand-made dataset in the paper's per-run CSV format (fixtures/handmade): agents claude (trials 1–3 in
  * Python, 1 in C++) and codex (trial 1), tasks p_01–p_04, languages python and cpp, files split over results/raw
  * and data/results. Every expected value below was worked out by hand from the fixture rows; the arithmetic is
- * in the comments. Normalised sets (RULES.md §3) of the successful primary runs, used throughout:
+ * in the comments. Normalised sets (docs/paper-data.md §3) of the successful primary runs, used throughout:
  *
  *   claude python  p_01 D1{pandas,requests} D2{numpy,pandas,requests,urllib3} D3{numpy,requests}
  *                  p_02 D1{} D2{} D3{}     p_03 D1{flask} (from "Flask[async]>=2") D2{flask,werkzeug} D3{flask,jinja2,werkzeug}

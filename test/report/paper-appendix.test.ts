@@ -13,7 +13,7 @@ import { computeAggregate, FREQUENT_GAPS_TOP } from '../../src/metrics/aggregate
 import { frequentGaps } from '../../src/metrics/aggregate-sets.js';
 import { makeContext } from '../../src/metrics/aggregate-strata.js';
 import type { EcosystemId } from '../../src/core/types.js';
-import { readEnvgapDir } from '../../src/store/envgap-import.js';
+import { readEnvgapDir } from '../../src/paper-data/envgap-import.js';
 import { SHARED } from '../helpers/cli.js';
 import { requires } from '../helpers/requires.js';
 

@@ -134,7 +134,7 @@ describe('results store', () => {
     after.close();
   });
 
-  it('migrates a version 2 store through 3 (and on to 4): runs keep their ids and attempts, D1 may be null, tasks are kept per source', () => {
+  it('migrates a version 2 store through 3 (and on to the current version): runs keep their ids and attempts, D1 may be null, tasks are kept per source', () => {
     const old = path.join(dir, 'v2.db');
     const db = new Database(old);
     db.exec(SCHEMA_V1);
@@ -181,6 +181,19 @@ describe('results store', () => {
     const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
     check.close();
     assert.deepEqual(tables.map((t) => t.name), ['notes']);
+  });
+
+  it('version 5 keeps no fixed list of languages: a run of an unregistered one is refused when read, by name', () => {
+    const file = path.join(dir, 'v5.db');
+    ResultsStore.open(file).close();
+    const db = new Database(file);
+    const runsSql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'runs'").get() as { sql: string }).sql;
+    assert.doesNotMatch(runsSql, /language\s+TEXT\s+NOT NULL CHECK/);
+    db.prepare(`INSERT INTO runs (source, agent, language, task_id, trial, is_primary, first_success, final_success, d1, d2, d3, updated_at) VALUES ('envproof', 'a', 'cobol', 'p_01', 1, 1, 1, 1, '[]', '[]', '[]', 'x')`).run();
+    db.close();
+    const store = ResultsStore.open(file);
+    assert.throws(() => store.runs(), /run of unknown language cobol/);
+    store.close();
   });
 
   it('refuses a store written by a newer schema', () => {

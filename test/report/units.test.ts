@@ -1,12 +1,12 @@
-/** The small pieces under the report: RULES.md §3 normalisation, Python rounding, the CSV reader, the statistics. */
+/** The small pieces under the report: docs/paper-data.md §3 normalisation, Python rounding, the CSV reader, the statistics. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatNumber, formatSignificant, pyFloatRepr, pyRound } from '../../src/report/csv-number.js';
 import { averageRanks, median, regularizedIncompleteBeta, spearman, studentTwoSidedP } from '../../src/metrics/stats.js';
-import { parseCsv } from '../../src/store/csv.js';
-import { dependencySet, isTrue, parseCount } from '../../src/store/envgap-normalise.js';
+import { parseCsv } from '../../src/paper-data/csv.js';
+import { dependencySet, isTrue, parseCount } from '../../src/paper-data/envgap-normalise.js';
 
-describe('RULES.md §2–§3 cell normalisation', () => {
+describe('docs/paper-data.md §2–§3 cell normalisation', () => {
   it('truth values and counts', () => {
     for (const t of ['True', 'TRUE', ' yes ', '1', 'Success']) assert.equal(isTrue(t), true, t);
     for (const f of ['False', '', 'N/A', 'ok', '0', undefined]) assert.equal(isTrue(f), false, String(f));

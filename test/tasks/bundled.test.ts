@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ECOSYSTEM_IDS } from '../../src/core/types.js';
+import { ecosystemIds } from '../../src/ecosystems/index.js';
 import { resolveSuite } from '../../src/tasks/resolve.js';
 import { PROMPT_VARIANTS } from '../../src/tasks/types.js';
 import { SHARED } from '../helpers/cli.js';
@@ -90,7 +90,7 @@ describe('bundled suite', () => {
 
   it('renders a prompt for every language and variant that carries the task and its requirements', () => {
     const t = suite.tasks[0]!;
-    for (const language of ECOSYSTEM_IDS) {
+    for (const language of ecosystemIds()) {
       const explicit = suite.prompt(t, language, 'explicit');
       const implicit = suite.prompt(t, language, 'implicit');
       for (const p of [explicit, implicit]) {

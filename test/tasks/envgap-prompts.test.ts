@@ -8,8 +8,8 @@ import { runCli, SHARED } from '../helpers/cli.js';
 
 const PROMPTS = path.join(SHARED, 'data/envgap-paper/data/prompts');
 const FOLDER = { python: 'python_prompts', java: 'java_prompts', javascript: 'javascript_prompts', cpp: 'cpp_prompts' } as const;
-/** The languages of the paper's prompts (Go, envproof's fifth, has none). */
-const ECOSYSTEM_IDS = Object.keys(FOLDER) as (keyof typeof FOLDER)[];
+/** The paper's four languages, the ones it has prompt files for. */
+const PAPER_LANGUAGES = Object.keys(FOLDER) as (keyof typeof FOLDER)[];
 const promptFile = (language: keyof typeof FOLDER, id: string) => readFileSync(path.join(PROMPTS, FOLDER[language], `${id}.md`), 'utf8');
 
 describe('envgap-prompts suite', () => {
@@ -31,13 +31,13 @@ describe('envgap-prompts suite', () => {
 
   it('gives the prompt file verbatim as the explicit prompt, in every language', () => {
     for (const t of suite.tasks) {
-      for (const language of ECOSYSTEM_IDS) assert.equal(suite.prompt(t, language, 'explicit'), promptFile(language, t.id), `${t.id} ${language}`);
+      for (const language of PAPER_LANGUAGES) assert.equal(suite.prompt(t, language, 'explicit'), promptFile(language, t.id), `${t.id} ${language}`);
     }
   });
 
   it('drops the "Create a complete" block from the implicit prompt but keeps the task and its requirements', () => {
     for (const t of suite.tasks) {
-      for (const language of ECOSYSTEM_IDS) {
+      for (const language of PAPER_LANGUAGES) {
         const file = promptFile(language, t.id);
         const implicit = suite.prompt(t, language, 'implicit');
         assert.doesNotMatch(implicit, /Create a complete|pinned to exact versions|README/, `${t.id} ${language}`);

@@ -23,18 +23,12 @@ import type { Dependency } from '../../core/types.js';
 import type { AttributionResult, AuditContext, InstallResult, TracedDependency } from '../types.js';
 import { Claims, TOOLCHAIN_PACKAGE, withTarget } from './claims.js';
 import { readCodemodel } from './codemodel.js';
-import { cmakeDetails, type CmakeInstallDetails } from './configure.js';
+import type { CmakeInstallDetails } from './configure.js';
 import { buildTimeFiles, type BuildFile } from './depfiles.js';
 import { debianOwners, debianUpstreamVersion, usrMerged, type DebianPackage } from './dpkg.js';
 import { cmakeName, isRuntimeBase, isSharedLibrary, runtimeLibraryName } from './names.js';
 
 const EVIDENCE_PER_NAME = 3;
-
-function hostView(ctx: AuditContext, inside: string): string {
-  const host = ctx.sandbox.toHost(inside);
-  if (host === null) throw new Error(`${inside} is not visible from the host`);
-  return host;
-}
 
 /** FetchContent name per source/binary directory prefix (inside paths). */
 function fetchedDirsOf(details: CmakeInstallDetails): [string, string][] {
@@ -148,14 +142,14 @@ function mergeEvidence(into: Record<string, string[]>, from: Record<string, stri
   }
 }
 
-export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult): Promise<AttributionResult> {
-  const details = cmakeDetails(install);
+export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult<CmakeInstallDetails>): Promise<AttributionResult> {
+  const details = install.details;
   const loaded = [...new Set([...files].map(usrMerged))].filter((f) => {
     const base = path.posix.basename(f);
     return isSharedLibrary(base) && !isRuntimeBase(base);
   });
-  const model = await readCodemodel(hostView(ctx, details.buildDir), details.buildDir);
-  const compiled = (await buildTimeFiles(hostView(ctx, details.buildDir), details.buildDir, model)).map((f) => ({ ...f, file: usrMerged(f.file) }));
+  const model = await readCodemodel(ctx.hostPath(details.buildDir), details.buildDir);
+  const compiled = (await buildTimeFiles(ctx.hostPath(details.buildDir), details.buildDir, model)).map((f) => ({ ...f, file: usrMerged(f.file) }));
   const owners = await debianOwners(ctx.sandbox, [...loaded, ...compiled.map((f) => f.file)], ctx.envDir);
   const claims = await Claims.create(ctx, details, owners);
   const attribution: Attribution = {

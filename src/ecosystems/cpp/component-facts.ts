@@ -8,6 +8,7 @@
 import type { Dependency } from '../../core/types.js';
 import type { ComponentFact, ComponentFacts, PurlParts } from '../outputs.js';
 import type { AttributionResult, AuditContext, InstallResult } from '../types.js';
+import type { CmakeInstallDetails } from './configure.js';
 import { debianOwners, usrMerged, type DebianPackage } from './dpkg.js';
 
 function debianPurl(pkg: DebianPackage): PurlParts {
@@ -18,7 +19,7 @@ function fact(dep: Dependency, purl: PurlParts): ComponentFact {
   return { name: dep.name, ...(dep.version ? { version: dep.version } : {}), purl, hashes: [], dependsOn: [] };
 }
 
-export async function cmakeComponentFacts(ctx: AuditContext, install: InstallResult, attribution: AttributionResult): Promise<ComponentFacts> {
+export async function cmakeComponentFacts(ctx: AuditContext, install: InstallResult<CmakeInstallDetails>, attribution: AttributionResult): Promise<ComponentFacts> {
   const resolved = install.installed.filter((d) => d.source?.startsWith('/'));
   const owners = await debianOwners(ctx.sandbox, resolved.map((d) => d.source!), ctx.envDir);
   const components: ComponentFact[] = [];

@@ -19,7 +19,7 @@ import { debianPackageFor } from './debian-packages.js';
 import { parseProviderLog, PROVIDER_SCRIPT, type FindPackageRecord, type ProviderLog, type TargetRecord } from './provider.js';
 import { isDirectory, readIfExists } from '../../core/fs.js';
 
-/** Kept in InstallResult.details; build and attribute read it back. */
+/** What configure learnt, for the build, the run and attribution. */
 export interface CmakeInstallDetails {
   /** The build directory, as seen inside the sandbox. */
   buildDir: string;
@@ -34,21 +34,8 @@ export interface CmakeInstallDetails {
   executables: string[];
 }
 
-export function cmakeDetails(install: InstallResult): CmakeInstallDetails {
-  const d = install.details as Partial<CmakeInstallDetails> | undefined;
-  if (!d?.buildDir || !d.findPackages || !d.targets || !d.pkgConfig || !d.fetched || !d.executables) throw new Error('C++ install details missing: install() did not run');
-  return d as CmakeInstallDetails;
-}
-
 export function buildDirOf(ctx: AuditContext): string {
   return path.posix.join(ctx.envDir, 'build');
-}
-
-/** Host path of a path inside the sandbox's work directory. */
-export function hostPath(ctx: AuditContext, inside: string): string {
-  const host = ctx.sandbox.toHost(inside);
-  if (!host) throw new EnvproofError(`${inside} is not visible from the host`, 'use a directory inside the sandbox work directory');
-  return host;
 }
 
 /** `KEY:TYPE=value` lines of CMakeCache.txt. */
@@ -84,7 +71,7 @@ async function fetchedContent(
     const name = rawName.toLowerCase();
     if (dirs[name]) return;
     for (const dir of candidates) {
-      if (!(await isDirectory(hostPath(ctx, dir)))) continue;
+      if (!(await isDirectory(ctx.hostPath(dir)))) continue;
       dirs[name] = dir;
       deps.push({ name: cmakeName(rawName), version, id: rawName, source });
       return;
@@ -101,7 +88,7 @@ async function fetchedContent(
     const candidates = [path.posix.join(depsDir, `${lower}-src`), path.posix.join(declaringBinaryDir, `${lower}-src`)];
     await add(d.rawName, candidates, d.version, 'FetchContent (populated directly)');
   }
-  for (const entry of await readdir(hostPath(ctx, depsDir)).catch(() => [] as string[])) {
+  for (const entry of await readdir(ctx.hostPath(depsDir)).catch(() => [] as string[])) {
     const m = /^(.+)-src$/.exec(entry);
     if (m?.[1]) await add(m[1], [path.posix.join(depsDir, entry)], undefined, 'FetchContent (populated directly)');
   }
@@ -177,16 +164,16 @@ function configureFailure(output: string, log: ProviderLog): StepFailedError {
   return new StepFailedError('configure', classified.failureClass, `CMake configure failed: ${what}`, tail(output, 60), hint);
 }
 
-export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult> {
+export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult<CmakeInstallDetails>> {
   const started = performance.now();
   const buildDir = buildDirOf(ctx);
   const providerFile = path.posix.join(ctx.envDir, 'envproof-provider.cmake');
   const logFile = path.posix.join(ctx.envDir, 'envproof-provider.log');
   // The File API query makes configure write the codemodel (targets, artifacts, link lines).
-  await mkdir(path.join(hostPath(ctx, buildDir), '.cmake/api/v1/query'), { recursive: true });
-  await writeFile(path.join(hostPath(ctx, buildDir), '.cmake/api/v1/query/codemodel-v2'), '');
-  await writeFile(hostPath(ctx, providerFile), PROVIDER_SCRIPT);
-  await writeFile(hostPath(ctx, logFile), '');
+  await mkdir(path.join(ctx.hostPath(buildDir), '.cmake/api/v1/query'), { recursive: true });
+  await writeFile(path.join(ctx.hostPath(buildDir), '.cmake/api/v1/query/codemodel-v2'), '');
+  await writeFile(ctx.hostPath(providerFile), PROVIDER_SCRIPT);
+  await writeFile(ctx.hostPath(logFile), '');
   const argv = [
     'cmake', '-S', ctx.projectDir, '-B', buildDir, '-G', 'Unix Makefiles',
     `-DCMAKE_PROJECT_TOP_LEVEL_INCLUDES=${providerFile}`,
@@ -194,13 +181,13 @@ export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult> 
   ];
   ctx.progress('cmake configure');
   const r = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
-  const log = parseProviderLog((await readIfExists(hostPath(ctx, logFile))) ?? '');
+  const log = parseProviderLog((await readIfExists(ctx.hostPath(logFile))) ?? '');
   if (r.spawnError) throw new EnvproofError(`could not run cmake: ${r.spawnError}`, 'install CMake (Debian package cmake)');
   if (r.timedOut) throw new StepFailedError('configure', 'other', 'CMake configure timed out', tail(r.stdout + r.stderr));
   if (r.exitCode !== 0) throw configureFailure(`${r.stdout}\n${r.stderr}`, log);
 
-  const cache = parseCmakeCache((await readIfExists(path.join(hostPath(ctx, buildDir), 'CMakeCache.txt'))) ?? '');
-  const { declarations } = await readCmakeProject(hostPath(ctx, ctx.projectDir));
+  const cache = parseCmakeCache((await readIfExists(path.join(ctx.hostPath(buildDir), 'CMakeCache.txt'))) ?? '');
+  const { declarations } = await readCmakeProject(ctx.host.projectDir);
   const fetched = await fetchedContent(ctx, log, buildDir, declarations);
   const pkgConfig = pkgConfigModules(declarations, cache);
   const found = foundPackages(log, cache.get('CMAKE_ROOT'));
@@ -216,7 +203,7 @@ export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult> 
   return {
     installed,
     buildTools: found.tools,
-    details: details as unknown as Record<string, unknown>,
+    details,
     commands: [argv.join(' ')],
     durationMs: performance.now() - started,
   };

@@ -9,9 +9,10 @@ import { tail } from '../../core/process.js';
 import type { AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
 import { cmakeAttribute } from './attribute.js';
 import { chooseExecutable, readCodemodel } from './codemodel.js';
-import { cmakeConfigure, cmakeDetails, hostPath } from './configure.js';
+import { cmakeConfigure, type CmakeInstallDetails } from './configure.js';
 import { classifyBuildFailure } from './failure.js';
-import { CMAKE_MANIFEST, extractCmakeDeclared } from './manifest.js';
+import { extractCmakeDeclared } from './manifest.js';
+import { cppFacts } from './facts.js';
 import { cmakeComponentFacts } from './component-facts.js';
 import { cmakeManifestEditor } from './manifest-edit.js';
 import { cmakeStaticImports } from './static-imports.js';
@@ -20,7 +21,7 @@ const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
 
 /** The project's own executables (paths as seen inside), from the codemodel; none when it cannot be read. */
 async function ownExecutables(ctx: AuditContext, buildDir: string): Promise<string[]> {
-  const model = await readCodemodel(hostPath(ctx, buildDir), buildDir).catch(() => undefined);
+  const model = await readCodemodel(ctx.hostPath(buildDir), buildDir).catch(() => undefined);
   return (model?.targets ?? []).filter((t) => t.type === 'EXECUTABLE' && !t.external).flatMap((t) => t.artifacts);
 }
 
@@ -28,8 +29,8 @@ async function ownExecutables(ctx: AuditContext, buildDir: string): Promise<stri
  * What a traced command gets: ENVPROOF_BUILD_DIR, and a PATH with the directory of every executable the
  * project built (not only the build directory's top), so `--run "<program>"` finds each by its name.
  */
-function runEnv(install: InstallResult): Record<string, string> {
-  const { buildDir, executables } = cmakeDetails(install);
+function runEnv(install: InstallResult<CmakeInstallDetails>): Record<string, string> {
+  const { buildDir, executables } = install.details;
   const dirs = [...new Set([...executables.map((e) => path.posix.dirname(e)), buildDir])];
   return { ENVPROOF_BUILD_DIR: buildDir, PATH: [...dirs, STANDARD_PATH].join(':') };
 }
@@ -40,8 +41,8 @@ function typedName(executable: string, executables: readonly string[]): string {
   return executables.filter((e) => path.posix.basename(e) === base).length === 1 ? base : executable;
 }
 
-async function cmakeBuild(ctx: AuditContext, install: InstallResult): Promise<void> {
-  const { buildDir } = cmakeDetails(install);
+async function cmakeBuild(ctx: AuditContext, install: InstallResult<CmakeInstallDetails>): Promise<void> {
+  const { buildDir } = install.details;
   ctx.progress('cmake --build');
   // ExternalProject downloads happen while building, hence the network.
   const r = await ctx.sandbox.exec({ argv: ['cmake', '--build', buildDir, '--parallel', '2'], cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
@@ -52,13 +53,11 @@ async function cmakeBuild(ctx: AuditContext, install: InstallResult): Promise<vo
     const what = failureClass === 'fetch-failure' ? 'a download during the build failed' : 'the compiler or linker reported errors';
     throw new StepFailedError('build', failureClass, `CMake build failed: ${what}`, tail(output, 60));
   }
-  cmakeDetails(install).executables = await ownExecutables(ctx, buildDir);
+  install.details.executables = await ownExecutables(ctx, buildDir);
 }
 
-export const cppEcosystem: EcosystemModule = {
-  id: 'cpp',
-  displayName: 'C++ (CMake)',
-  manifestFiles: [CMAKE_MANIFEST],
+export const cppEcosystem: EcosystemModule<CmakeInstallDetails> = {
+  ...cppFacts,
 
   extractDeclared: (projectDir) => extractCmakeDeclared(projectDir),
 
@@ -67,8 +66,8 @@ export const cppEcosystem: EcosystemModule = {
   build: (ctx, install) => cmakeBuild(ctx, install),
 
   async defaultRun(ctx, install): Promise<RunChoice> {
-    const { buildDir, executables } = cmakeDetails(install);
-    const model = await readCodemodel(hostPath(ctx, buildDir), buildDir);
+    const { buildDir, executables } = install.details;
+    const model = await readCodemodel(ctx.hostPath(buildDir), buildDir);
     const { target, reason } = chooseExecutable(model, (e) => typedName(e, executables));
     const program = target.artifacts[0] ?? target.name;
     return { argv: [program], display: typedName(program, executables), reason, env: runEnv(install) };

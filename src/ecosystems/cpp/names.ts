@@ -1,5 +1,5 @@
 /**
- * Name normalisation for C++ (the paper's RULES.md §3):
+ * Name normalisation for C++ (docs/paper-data.md §3):
  * - CMake names (find_package, FetchContent, pkg-config modules) are compared as written, lower-cased
  *   with `_` → `-`: `nlohmann_json` and `Nlohmann-JSON` are one name, `libsodium` keeps its `lib`.
  * - Runtime library files get the paper's D3 treatment: lower-case, cut at the first `.so`, drop a

@@ -35,7 +35,7 @@ export async function includeDirectives(projectDir: string): Promise<{ site: str
 }
 
 export async function cmakeStaticImports(ctx: AuditContext, attribution: AttributionResult): Promise<StaticImports> {
-  const projectHost = ctx.sandbox.toHost(ctx.projectDir) ?? ctx.projectDir;
+  const projectHost = ctx.host.projectDir;
   const directives = await includeDirectives(projectHost);
   const imports: Record<string, string[]> = {};
   for (const dep of attribution.alternatives?.buildTime ?? []) {

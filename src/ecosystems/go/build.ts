@@ -9,7 +9,6 @@ import { NoEntryPointError } from '../../core/errors.js';
 import type { AuditContext, InstallResult, RunChoice } from '../types.js';
 import { goDirs } from './go-env.js';
 import { goExec, goFailure } from './go-command.js';
-import { hostProjectDir } from '../javascript/host-path.js';
 import { buildList, goDetails } from './install.js';
 import { readGoMod } from './declared.js';
 
@@ -48,7 +47,7 @@ export function commandName(modulePath: string): string {
 
 export async function goBuild(ctx: AuditContext, install: InstallResult): Promise<void> {
   const details = goDetails(install);
-  const hostDir = hostProjectDir(ctx);
+  const hostDir = ctx.host.projectDir;
   const mains = await mainPackages(hostDir);
   const { bin } = goDirs(ctx.envDir);
   await ctx.sandbox.exec({ argv: ['mkdir', '-p', bin], cwd: ctx.projectDir, timeoutMs: 30_000, network: false });

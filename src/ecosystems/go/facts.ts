@@ -1,50 +1,16 @@
-/**
- * Everything about Go that the rest of envproof needs outside install/run/attribute, in the shape the ecosystem
- * registry takes (one object per ecosystem; see docs/go.md). Until the registry names no language itself, the
- * places that list languages read these facts.
- */
-import type { ErrorClass } from '../../protocol/classify.js';
-import type { BaselineQuery } from '../../sandbox/recipes.js';
+/** What envproof needs to know about Go besides install, run and attribute (docs/ecosystems.md, docs/go.md). */
+import type { EcosystemFacts } from '../facts.js';
+import { goCachePublisher } from './cache.js';
 import { GO_MANIFEST } from './declared.js';
 import { GO_BUILD_CACHE, goCacheEnv } from './go-env.js';
 import { GO_TOOLCHAIN, installGoToolchain } from './toolchain.js';
-
-/** A tool the host backend needs (`envproof env doctor`): how to ask its version, and how to install it. */
-export interface DoctorCheck {
-  name: string;
-  argv: string[];
-  version: RegExp;
-  fix: string;
-}
-
-export interface EcosystemFacts {
-  id: string;
-  displayName: string;
-  manifestFiles: readonly string[];
-  prompt: { manifest: string; runtime: string; envgapFolder?: string };
-  recipe: {
-    debianPackages: readonly string[];
-    baseline: readonly BaselineQuery[];
-    /**
-     * Beyond the ecosystem's Debian packages: what else the clean environment gets (here the Go toolchain), run on
-     * the host into the root filesystem being built; `id` names it in the environment's recipe, so another
-     * toolchain means a rebuild.
-     */
-    provision?: { id: string; install(rootDir: string, progress: (message: string) => void): Promise<void> };
-  };
-  caches: { dirs: readonly string[]; env(cacheRoot: string): Record<string, string> };
-  doctor: readonly DoctorCheck[];
-  skipDirs: readonly string[];
-  readmeSetupCommand?: RegExp;
-  failurePatterns: readonly { pattern: RegExp; class: ErrorClass }[];
-  normaliseName(raw: string): string;
-}
 
 const RUNTIME = `Go ${GO_TOOLCHAIN.language} (modules; no newer toolchain is downloaded)`;
 
 export const goFacts: EcosystemFacts = {
   id: 'go',
   displayName: 'Go',
+  projectKind: 'Go (modules)',
   manifestFiles: [GO_MANIFEST],
   prompt: { manifest: GO_MANIFEST, runtime: RUNTIME },
   recipe: {
@@ -55,7 +21,7 @@ export const goFacts: EcosystemFacts = {
     provision: { id: `${GO_TOOLCHAIN.module}@${GO_TOOLCHAIN.moduleVersion}`, install: installGoToolchain },
   },
   // Every audit has its own module cache and GOPATH in its environment directory; the build cache is shared (go-env.ts).
-  caches: { dirs: [GO_BUILD_CACHE], env: goCacheEnv },
+  caches: { dirs: [GO_BUILD_CACHE], env: goCacheEnv, publishers: [goCachePublisher] },
   doctor: [
     {
       name: 'go',

@@ -11,9 +11,7 @@ import { goFacts } from './facts.js';
 import { goInstall } from './install.js';
 
 export const goEcosystem: EcosystemModule = {
-  id: 'go',
-  displayName: goFacts.displayName,
-  manifestFiles: goFacts.manifestFiles,
+  ...goFacts,
   extractDeclared: extractGoDeclared,
   install: goInstall,
   build: goBuild,

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { AuditContext, InstallResult } from '../types.js';
-import { hostProjectDir } from '../javascript/host-path.js';
 import { goExec, goFailure } from './go-command.js';
 import { isDirectoryReplaced, isModule, moduleDependency, parseJsonStream, type GoModule } from './modules.js';
 
@@ -53,7 +52,7 @@ export async function goInstall(ctx: AuditContext): Promise<InstallResult> {
   const download = await goExec(ctx, DOWNLOAD, true);
   if (download.exitCode !== 0 || download.timedOut) throw await goFailure('install', DOWNLOAD, download, ctx.timeoutMs);
   const { installed, own } = await buildList(ctx);
-  const details: GoInstallDetails = { goMod: await readFile(path.join(hostProjectDir(ctx), 'go.mod'), 'utf8'), binaries: [] };
+  const details: GoInstallDetails = { goMod: await readFile(path.join(ctx.host.projectDir, 'go.mod'), 'utf8'), binaries: [] };
   return {
     installed,
     own,

@@ -9,6 +9,7 @@ import { componentKey, type ComponentFact, type ComponentFacts } from '../output
 import type { AuditContext, InstallResult } from '../types.js';
 import type { ListedArtifact } from './dependency-list.js';
 import { javaLayout } from './layout.js';
+import type { MavenInstallDetails } from './index.js';
 import { DEPENDENCY_PLUGIN, runMaven } from './maven.js';
 
 /** Where an artifact lies in a Maven repository, relative to its root. */
@@ -71,8 +72,8 @@ async function dependencyTree(ctx: AuditContext): Promise<ReturnType<typeof pars
   return parseTgf(await readFile(host, 'utf8').catch(() => ''));
 }
 
-export async function mavenComponentFacts(ctx: AuditContext, install: InstallResult): Promise<ComponentFacts> {
-  const artifacts = ((install.details?.resolved as ListedArtifact[] | undefined) ?? []).filter((a) => a.scope !== 'test');
+export async function mavenComponentFacts(ctx: AuditContext, install: InstallResult<MavenInstallDetails>): Promise<ComponentFacts> {
+  const artifacts = install.details.resolved.filter((a) => a.scope !== 'test');
   const notes: string[] = [];
   const repository = await localRepository(ctx);
   const sha1 = repository ? await sha1Files(ctx, repository, artifacts.map(repositoryPath)) : new Map<string, string>();

@@ -1,12 +1,12 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sandboxHome } from '../../sandbox/environment.js';
-import { EnvproofError, NoEntryPointError } from '../../core/errors.js';
+import { NoEntryPointError } from '../../core/errors.js';
 import type { AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
 import { attributeJava } from './attribute.js';
 import { tracedJvmOptions } from './class-load-log.js';
 import { extractJavaDeclared } from './declared.js';
-import { installedLayer, parseDependencyList } from './dependency-list.js';
+import { installedLayer, parseDependencyList, type ListedArtifact } from './dependency-list.js';
 import { javaLayout } from './layout.js';
 import { element, parsePomXml } from './pom-xml.js';
 import { findMainClass } from './main-class.js';
@@ -14,14 +14,9 @@ import { DEPENDENCY_PLUGIN, failMaven, fetchPom, mavenCommandLine, runMaven, typ
 import { mavenComponentFacts } from './component-facts.js';
 import { mavenManifestEditor } from './manifest-edit.js';
 import { javaStaticImports } from './static-imports.js';
+import { javaFacts } from './facts.js';
 
 export { JAVA_ATTRIBUTIONS, javaTracedLayer, type JavaAttribution } from './attribute.js';
-
-function hostPath(ctx: AuditContext, inside: string): string {
-  const p = ctx.sandbox.toHost(inside);
-  if (p === null) throw new EnvproofError(`${inside} is not visible from the host`, 'the environment directory must be inside the sandbox work directory');
-  return p;
-}
 
 async function runOrFail(ctx: AuditContext, step: 'install' | 'build', call: MavenCall, network: boolean, commands: string[]): Promise<void> {
   ctx.progress(mavenCommandLine(call));
@@ -31,13 +26,13 @@ async function runOrFail(ctx: AuditContext, step: 'install' | 'build', call: Mav
 }
 
 async function readClasspath(ctx: AuditContext): Promise<string[]> {
-  const text = await readFile(hostPath(ctx, javaLayout(ctx).classpathFile), 'utf8').catch(() => '');
+  const text = await readFile(ctx.hostPath(javaLayout(ctx).classpathFile), 'utf8').catch(() => '');
   return text.trim().split(':').filter(Boolean);
 }
 
 /** A reactor (`<modules>`): its modules can depend on each other, which Maven resolves only once they are compiled. */
 async function isReactor(ctx: AuditContext): Promise<boolean> {
-  const file = path.join(hostPath(ctx, ctx.projectDir), 'pom.xml');
+  const file = path.join(ctx.host.projectDir, 'pom.xml');
   const project = parsePomXml(await readFile(file, 'utf8'), file);
   return (element(project, 'modules')?.module ?? []).length > 0;
 }
@@ -50,16 +45,15 @@ function jvmOptions(ctx: AuditContext): string[] {
   return [...tracedJvmOptions(javaLayout(ctx).classLoadLogs), `-Duser.home=${sandboxHome(ctx.sandbox.workDir)}`];
 }
 
-/** The class path of the built project: target/classes, then each dependency jar in Maven's order (set by build()). */
-function builtClasspath(install: InstallResult): string | undefined {
-  const cp = install.details?.classpath;
-  return typeof cp === 'string' ? cp : undefined;
+/** What Maven resolved (install), and the class path of the built project (build). */
+export interface MavenInstallDetails {
+  resolved: ListedArtifact[];
+  /** target/classes, then each dependency jar in Maven's order; set by build(). */
+  classpath?: string;
 }
 
-export const javaEcosystem: EcosystemModule = {
-  id: 'java',
-  displayName: 'Java (Maven)',
-  manifestFiles: ['pom.xml'],
+export const javaEcosystem: EcosystemModule<MavenInstallDetails> = {
+  ...javaFacts,
 
   extractDeclared: (projectDir) => extractJavaDeclared(projectDir),
 
@@ -67,10 +61,10 @@ export const javaEcosystem: EcosystemModule = {
   // audit (empty cache) as on a later one.
   declaredInEnvironment: (projectDir, ctx) => extractJavaDeclared(projectDir, { fetch: (g, a, v) => fetchPom(ctx, g, a, v) }),
 
-  async install(ctx): Promise<InstallResult> {
+  async install(ctx): Promise<InstallResult<MavenInstallDetails>> {
     const started = performance.now();
     const layout = javaLayout(ctx);
-    await mkdir(hostPath(ctx, layout.root), { recursive: true });
+    await mkdir(ctx.hostPath(layout.root), { recursive: true });
     const commands: string[] = [];
     // The whole resolved graph, every scope: test scope is dropped when reading it (excludeScope=test would drop all).
     // Appended, so that every module of a reactor adds its list; the file is new in each environment.
@@ -81,7 +75,7 @@ export const javaEcosystem: EcosystemModule = {
       updateFailures: true,
     };
     await runOrFail(ctx, 'install', list, true, commands);
-    const artifacts = parseDependencyList(await readFile(hostPath(ctx, layout.dependencyList), 'utf8'));
+    const artifacts = parseDependencyList(await readFile(ctx.hostPath(layout.dependencyList), 'utf8'));
     return {
       installed: installedLayer(artifacts),
       details: { resolved: artifacts },
@@ -107,20 +101,20 @@ export const javaEcosystem: EcosystemModule = {
       // Offline: install already resolved every runtime artifact and the dependency plugin.
       await runOrFail(ctx, 'build', { goals: copyGoals, properties: copyProperties, offline: true }, false, install.commands);
     }
-    await mkdir(hostPath(ctx, layout.classLoadLogs), { recursive: true });
+    await mkdir(ctx.hostPath(layout.classLoadLogs), { recursive: true });
     // target/classes first, then each dependency jar in Maven's order; never the fat JAR, which would hide them.
-    install.details = { ...install.details, classpath: [layout.projectClasses, ...(await readClasspath(ctx))].join(':') };
+    install.details.classpath = [layout.projectClasses, ...(await readClasspath(ctx))].join(':');
   },
 
   async defaultRun(ctx, install): Promise<RunChoice> {
-    const main = await findMainClass(hostPath(ctx, ctx.projectDir));
+    const main = await findMainClass(ctx.host.projectDir);
     if (!main) {
       throw new NoEntryPointError(
         'no main class found: the built jar has no Main-Class and no shade, assembly, jar or exec plugin names a <mainClass>',
         'give the command to trace with --run, e.g. --run "java com.example.Main" (CLASSPATH holds target/classes and the dependency jars)',
       );
     }
-    const classpath = builtClasspath(install) ?? javaLayout(ctx).projectClasses;
+    const classpath = install.details.classpath ?? javaLayout(ctx).projectClasses;
     return {
       argv: ['java', ...jvmOptions(ctx), '-cp', classpath, main.className],
       display: `java -cp "$CLASSPATH" ${main.className}`,
@@ -132,7 +126,7 @@ export const javaEcosystem: EcosystemModule = {
   userRun(command, ctx, install): RunChoice {
     // Every JVM the command starts logs its class loading, so the class-level layer exists for --run too; CLASSPATH
     // lets `java <main class>` find the project's classes and its dependencies.
-    const classpath = builtClasspath(install);
+    const classpath = install.details.classpath;
     return {
       argv: ['sh', '-c', command],
       display: command,

@@ -71,10 +71,10 @@ async function sourceSite(projectHost: string, classFile: string, referenced: st
 export async function javaStaticImports(ctx: AuditContext): Promise<StaticImports> {
   const layout = javaLayout(ctx);
   const classesHost = ctx.sandbox.toHost(layout.projectClasses);
-  const projectHost = ctx.sandbox.toHost(ctx.projectDir);
+  const projectHost = ctx.host.projectDir;
   const notes: string[] = [];
   const imports: Record<string, string[]> = {};
-  if (!classesHost || !projectHost) return { imports, method: 'class references in target/classes', notes: ['target/classes is not visible'] };
+  if (!classesHost) return { imports, method: 'class references in target/classes', notes: ['target/classes is not visible'] };
   const index = await dependencyClassIndex(ctx);
   const names = new Map<string, string>();
   for (const file of await classFiles(classesHost)) {

@@ -2,8 +2,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { uniqueDependencies } from '../../core/names.js';
 import type { AttributionResult, AuditContext, InstallResult, TracedDependency } from '../types.js';
-import { hostProjectDir } from './host-path.js';
-import { walk, type NpmTreeNode } from './npm-tree.js';
+import { walk, type NpmInstallDetails } from './npm-tree.js';
 import { readPackageJson } from './package-json.js';
 
 const EVIDENCE_PER_PACKAGE = 3;
@@ -54,11 +53,11 @@ export class Attributor {
     this.projectDir = path.posix.normalize(projectDir).replace(/\/+$/, '');
   }
 
-  static async create(ctx: AuditContext, install: InstallResult): Promise<Attributor> {
-    const hostDir = hostProjectDir(ctx);
-    const tree = install.details?.tree as NpmTreeNode | undefined;
+  static async create(ctx: AuditContext, install: InstallResult<NpmInstallDetails>): Promise<Attributor> {
+    const hostDir = ctx.host.projectDir;
+    const { tree } = install.details;
     const links: PackageDir[] = [];
-    for (const node of tree ? walk(tree) : []) {
+    for (const node of walk(tree)) {
       if (!node.path || !/^(file|link):/.test(node.resolved ?? '')) continue;
       const target = await realpath(path.join(hostDir, node.path)).catch(() => undefined);
       const rel = target && path.relative(hostDir, target);
@@ -124,6 +123,6 @@ export class Attributor {
   }
 }
 
-export async function attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult): Promise<AttributionResult> {
+export async function attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult<NpmInstallDetails>): Promise<AttributionResult> {
   return (await Attributor.create(ctx, install)).attribute(files);
 }

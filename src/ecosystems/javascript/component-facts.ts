@@ -7,8 +7,7 @@ import path from 'node:path';
 import { readIfExists } from '../../core/fs.js';
 import { componentKey, type ComponentFact, type ComponentFacts, type ComponentHash, type HashAlgorithm } from '../outputs.js';
 import type { AuditContext, InstallResult } from '../types.js';
-import { hostProjectDir } from './host-path.js';
-import { walk, type NpmTreeNode } from './npm-tree.js';
+import { walk, type NpmInstallDetails, type NpmTreeNode } from './npm-tree.js';
 
 const ALGORITHMS: Record<string, HashAlgorithm> = { sha1: 'SHA-1', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
 
@@ -49,10 +48,9 @@ export function npmFacts(root: NpmTreeNode, lock: Record<string, { integrity?: s
   };
 }
 
-export async function npmComponentFacts(ctx: AuditContext, install: InstallResult): Promise<ComponentFacts> {
-  const root = install.details?.tree as NpmTreeNode | undefined;
-  if (!root) return { components: [], notes: ['npm gave no dependency tree'] };
-  const text = await readIfExists(path.join(hostProjectDir(ctx), 'node_modules', '.package-lock.json'));
+export async function npmComponentFacts(ctx: AuditContext, install: InstallResult<NpmInstallDetails>): Promise<ComponentFacts> {
+  const root = install.details.tree;
+  const text = await readIfExists(path.join(ctx.host.projectDir, 'node_modules', '.package-lock.json'));
   const lock = text ? ((JSON.parse(text) as { packages?: Record<string, { integrity?: string }> }).packages ?? {}) : {};
   return npmFacts(root, lock);
 }

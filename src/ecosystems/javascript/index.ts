@@ -1,17 +1,17 @@
 import type { EcosystemModule } from '../types.js';
+import type { NpmInstallDetails } from './npm-tree.js';
 import { attribute } from './attribute.js';
 import { install } from './install.js';
-import { extractDeclared, MANIFEST } from './manifest.js';
+import { extractDeclared } from './manifest.js';
+import { javascriptFacts } from './facts.js';
 import { defaultRun, userRun } from './run.js';
 import { npmComponentFacts } from './component-facts.js';
 import { npmManifestEditor } from './manifest-edit.js';
 import { npmStaticImports } from './static-imports.js';
 
 /** npm projects: D1 from package.json, D2 from `npm ls`, D3 from files opened under node_modules. */
-export const javascriptEcosystem: EcosystemModule = {
-  id: 'javascript',
-  displayName: 'JavaScript (npm)',
-  manifestFiles: [MANIFEST],
+export const javascriptEcosystem: EcosystemModule<NpmInstallDetails> = {
+  ...javascriptFacts,
   extractDeclared,
   install,
   defaultRun: (ctx) => defaultRun(ctx),

@@ -6,8 +6,7 @@ import type { ExecResult } from '../../sandbox/types.js';
 import type { AuditContext, InstallResult } from '../types.js';
 import { configuredRegistry, downloadFailureClass, timeoutFailureClass } from '../registry.js';
 import { classifyNpmFailure, NPM_REGISTRY, npmFailingEndpoints, npmFailureSummary } from './failure.js';
-import { hostProjectDir } from './host-path.js';
-import { installedFromTree, parseNpmLs } from './npm-tree.js';
+import { installedFromTree, parseNpmLs, type NpmInstallDetails } from './npm-tree.js';
 
 const LOCKFILES = ['npm-shrinkwrap.json', 'package-lock.json'] as const;
 
@@ -65,9 +64,9 @@ async function installFailure(argv: readonly string[], res: ExecResult, timeoutM
  * the toolchain's own npm lives outside the project's node_modules, so nothing is subtracted.
  * npm ls exits non-zero for problems such as unmet peers; its JSON is used all the same.
  */
-export async function install(ctx: AuditContext): Promise<InstallResult> {
+export async function install(ctx: AuditContext): Promise<InstallResult<NpmInstallDetails>> {
   const started = performance.now();
-  const argv = installCommand(hostProjectDir(ctx));
+  const argv = installCommand(ctx.host.projectDir);
   ctx.progress(`running ${commandLine(argv.slice(0, 2))}`);
   const registry = configuredRegistry(NPM_REGISTRY);
   const env = { ...nativeBuildEnv(ctx), ...(registry ? { npm_config_registry: registry } : {}) };

@@ -13,7 +13,6 @@ import type { DeclaredResult } from '../../core/types.js';
 import type { EditOutcome, ManifestEdit, ManifestEditor, ManifestLocation } from '../outputs.js';
 import { eolOf, lineNumber } from '../text-edits.js';
 import type { AuditContext } from '../types.js';
-import { hostProjectDir } from './host-path.js';
 import { MANIFEST } from './manifest.js';
 import { parseAlias } from './names.js';
 
@@ -92,7 +91,7 @@ export const npmManifestEditor: ManifestEditor = {
 
   /** npm itself rewrites the lockfile for the edited package.json (no install, no scripts). */
   async refresh(ctx: AuditContext): Promise<string[]> {
-    const lock = ['npm-shrinkwrap.json', 'package-lock.json'].find((f) => existsSync(path.join(hostProjectDir(ctx), f)));
+    const lock = ['npm-shrinkwrap.json', 'package-lock.json'].find((f) => existsSync(path.join(ctx.host.projectDir, f)));
     if (!lock) return [];
     ctx.progress('npm install --package-lock-only (refreshing the lockfile)');
     const argv = ['npm', 'install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'];

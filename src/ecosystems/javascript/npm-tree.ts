@@ -21,6 +21,16 @@ export interface NpmTreeNode {
   dependencies: NpmTreeNode[];
 }
 
+/** What the npm install learns for attribution, the SBOM and the report. */
+export interface NpmInstallDetails {
+  tree: NpmTreeNode;
+  /** npm's own list of problems (missing, invalid, extraneous). */
+  problems: string[];
+  lsExitCode: number | null;
+  /** Packages whose install scripts ran without review (npm's own warning). */
+  unreviewedInstallScripts: string[];
+}
+
 export interface NpmTree {
   root: NpmTreeNode;
   /** npm's own list of problems (missing, invalid, extraneous), when it reported any. */

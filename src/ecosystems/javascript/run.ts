@@ -2,7 +2,6 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
 import type { AuditContext, RunChoice } from '../types.js';
-import { hostProjectDir } from './host-path.js';
 import { MANIFEST } from './manifest.js';
 import { objectField, readPackageJson, type PackageJson } from './package-json.js';
 import { shellCommandLine, shellQuote } from '../../core/shell.js';
@@ -44,7 +43,7 @@ function mainResolves(hostDir: string, main: string): boolean {
  * else the `start` script, else index.js / server.js / app.js at the top of the project.
  */
 export async function defaultRun(ctx: AuditContext): Promise<RunChoice> {
-  const hostDir = hostProjectDir(ctx);
+  const hostDir = ctx.host.projectDir;
   const pkg = await readPackageJson(path.join(hostDir, MANIFEST));
   const node = (file: string, reason: string): RunChoice => ({ argv: ['node', path.posix.join(ctx.projectDir, file)], display: shellCommandLine(['node', file]), reason });
 

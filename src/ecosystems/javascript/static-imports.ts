@@ -10,7 +10,6 @@ import path from 'node:path';
 import type { StaticImports } from '../outputs.js';
 import { lineNumber } from '../text-edits.js';
 import type { AuditContext } from '../types.js';
-import { hostProjectDir } from './host-path.js';
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
@@ -48,4 +47,4 @@ export async function scanJsImports(projectDir: string): Promise<StaticImports> 
   return { imports, method: "the TypeScript compiler's pre-processor (import, export from, import(), require())", notes: [] };
 }
 
-export const npmStaticImports = (ctx: AuditContext): Promise<StaticImports> => scanJsImports(hostProjectDir(ctx));
+export const npmStaticImports = (ctx: AuditContext): Promise<StaticImports> => scanJsImports(ctx.host.projectDir);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { NoEntryPointError, StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
-import type { Dependency } from '../../core/types.js';
+import type { DeclaredResult, Dependency } from '../../core/types.js';
 import { traceRun } from '../../trace/index.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice, TracedDependency } from '../types.js';
 import { extractPythonDeclared } from './declared.js';
@@ -15,11 +15,14 @@ import { localProjectScripts } from './local-project.js';
 import { pipReportPath, pythonComponentFacts } from './component-facts.js';
 import { pythonManifestEditor } from './manifest-edit.js';
 import { pythonStaticImports } from './static-imports.js';
+import { pythonFacts } from './facts.js';
 
 interface PythonInstallDetails {
   sitePackages: string[];
   baseline: Dependency[];
   pythonVersion: string;
+  /** The files a bare interpreter start opens (site, .pth files and what they import): not evidence of use. */
+  startupFiles: ReadonlySet<string>;
 }
 
 async function createVenv(ctx: AuditContext): Promise<void> {
@@ -38,10 +41,11 @@ async function interpreterFacts(ctx: AuditContext): Promise<{ sitePackages: stri
 }
 
 /** What to hand pip: the requirements file when there is one, else the project itself (pyproject.toml). */
-async function installArgs(ctx: AuditContext, hostProjectDir: string): Promise<string[]> {
-  if (!(await isFile(path.join(hostProjectDir, 'requirements.txt')))) return ['.'];
+async function installArgs(ctx: AuditContext, given: DeclaredResult | undefined): Promise<string[]> {
+  if (!(await isFile(path.join(ctx.host.projectDir, 'requirements.txt')))) return ['.'];
   // pip recurses through `-r` includes without end (RecursionError): say what is wrong instead.
-  const cycle = (await extractPythonDeclared(hostProjectDir)).skipped.find((s) => s.reason === 'include-cycle');
+  const declared = given ?? (await extractPythonDeclared(ctx.host.projectDir));
+  const cycle = declared.skipped.find((s) => s.reason === 'include-cycle');
   if (cycle) {
     throw new StepFailedError('install', 'other', `the requirements files include each other in a cycle (${cycle.detail ?? cycle.raw}); pip cannot install them`, '', 'remove one of the -r lines that close the cycle');
   }
@@ -55,20 +59,14 @@ async function startupFiles(ctx: AuditContext): Promise<Set<string>> {
 }
 
 /** The project's console scripts that the install put in the venv's bin directory. */
-async function installedScripts(ctx: AuditContext, hostProject: string): Promise<string[]> {
-  const bin = ctx.sandbox.toHost(path.posix.join(venvDir(ctx), 'bin'));
-  if (!bin) return [];
-  const present = await Promise.all((await localProjectScripts(hostProject)).map(async (name) => ((await isFile(path.join(bin, name))) ? name : undefined)));
+async function installedScripts(ctx: AuditContext): Promise<string[]> {
+  const bin = ctx.hostPath(path.posix.join(venvDir(ctx), 'bin'));
+  const present = await Promise.all((await localProjectScripts(ctx.host.projectDir)).map(async (name) => ((await isFile(path.join(bin, name))) ? name : undefined)));
   return present.filter((n): n is string => n !== undefined);
 }
 
-/** Per install, the files a bare interpreter start opens; learnt while installing, used when attributing. */
-const startupFilesOf = new WeakMap<InstallResult, Set<string>>();
-
-export const pythonEcosystem: EcosystemModule = {
-  id: 'python',
-  displayName: 'Python',
-  manifestFiles: ['requirements.txt', 'pyproject.toml'],
+export const pythonEcosystem: EcosystemModule<PythonInstallDetails> = {
+  ...pythonFacts,
 
   extractDeclared: (projectDir) => extractPythonDeclared(projectDir),
 
@@ -80,39 +78,33 @@ export const pythonEcosystem: EcosystemModule = {
     return declared;
   },
 
-  async install(ctx): Promise<InstallResult> {
+  async install(ctx, declared): Promise<InstallResult<PythonInstallDetails>> {
     const started = performance.now();
     await createVenv(ctx);
     const facts = await interpreterFacts(ctx);
     const toHost = (p: string) => ctx.sandbox.toHost(p);
     const before = await installedDistributions(facts.sitePackages, toHost);
-    const hostProject = toHost(ctx.projectDir) ?? ctx.projectDir;
-    const args = await installArgs(ctx, hostProject);
+    const args = await installArgs(ctx, declared);
     ctx.progress(`pip install ${args.join(' ')}`);
     await pipInstall(ctx, ['--report', pipReportPath(ctx), ...args]);
     const after = await installedDistributions(facts.sitePackages, toHost);
     // `pip install .`, `-e .` or `.` in requirements.txt: the project's own distribution, never its dependency.
     const own = await distributionsFromDirectory(facts.sitePackages, ctx.projectDir, toHost);
-    const details: PythonInstallDetails = { sitePackages: facts.sitePackages, baseline: before, pythonVersion: facts.pythonVersion };
-    const result: InstallResult = {
+    return {
       installed: installedDiff(before, after),
       own: [...own],
-      details: details as unknown as Record<string, unknown>,
+      details: { sitePackages: facts.sitePackages, baseline: before, pythonVersion: facts.pythonVersion, startupFiles: await startupFiles(ctx) },
       commands: [
         `python3 -m venv --without-pip ${venvDir(ctx)}`,
         `pip --python <venv> install --report <env>/pip-report.json ${args.join(' ')}`,
         'the *.dist-info and *.egg-info metadata of the venv\'s site-packages (before and after)',
       ],
-      durationMs: 0,
+      durationMs: performance.now() - started,
     };
-    startupFilesOf.set(result, await startupFiles(ctx));
-    result.durationMs = performance.now() - started;
-    return result;
   },
 
   async defaultRun(ctx): Promise<RunChoice> {
-    const hostProject = ctx.sandbox.toHost(ctx.projectDir) ?? ctx.projectDir;
-    const entry = await findPythonEntry(hostProject, await installedScripts(ctx, hostProject));
+    const entry = await findPythonEntry(ctx.host.projectDir, await installedScripts(ctx));
     if (!entry) {
       throw new NoEntryPointError(
         'no Python entry point found: no single top-level script, no main.py or app.py, no package with __main__.py',
@@ -130,9 +122,8 @@ export const pythonEcosystem: EcosystemModule = {
   },
 
   async attribute(files, ctx, install): Promise<AttributionResult> {
-    const details = install.details as unknown as PythonInstallDetails;
-    const index = await buildFileOwnerIndex(details.sitePackages, (p) => ctx.sandbox.toHost(p));
-    const startup = startupFilesOf.get(install) ?? (await startupFiles(ctx));
+    const { sitePackages, startupFiles: startup } = install.details;
+    const index = await buildFileOwnerIndex(sitePackages, (p) => ctx.sandbox.toHost(p));
     const traced = new Map<string, TracedDependency>();
     const evidence: Record<string, string[]> = {};
     for (const file of files) {
@@ -152,6 +143,8 @@ export const pythonEcosystem: EcosystemModule = {
   componentFacts: (ctx, install) => pythonComponentFacts(ctx, install.installed),
 
   staticImports: (ctx) => pythonStaticImports(ctx),
+
+  reportedDetails: ({ startupFiles: _, ...reported }) => reported,
 
   manifestEditor: pythonManifestEditor,
 };

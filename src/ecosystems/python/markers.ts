@@ -61,8 +61,13 @@ export function markerEnvironmentFromJson(text: string): MarkerEnvironment | und
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const record = value as Record<string, unknown>;
-  const complete = Object.keys(DEFAULT_MARKER_ENV).every((k) => typeof record[k] === 'string');
-  return complete ? (Object.fromEntries(Object.keys(DEFAULT_MARKER_ENV).map((k) => [k, record[k]])) as unknown as MarkerEnvironment) : undefined;
+  const env: MarkerEnvironment = { ...DEFAULT_MARKER_ENV };
+  for (const k of Object.keys(DEFAULT_MARKER_ENV) as (keyof MarkerEnvironment)[]) {
+    const v = record[k];
+    if (typeof v !== 'string') return undefined;
+    env[k] = v;
+  }
+  return env;
 }
 
 /** Old spellings still accepted by pip. */

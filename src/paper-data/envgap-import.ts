@@ -1,5 +1,5 @@
 /**
- * Reads a copy of the EnvGap repository layout (RULES.md §1): the per-run tables under `results/raw/` and/or
+ * Reads a copy of the EnvGap repository layout (docs/paper-data.md §1): the per-run tables under `results/raw/` and/or
  * `data/results/` (different versions of the repository keep them in one or the other; a copy may hold part
  * of them in each) and `data/prompts/prompt_overview.csv` for the task domains. Pure reading: no store access.
  */
@@ -10,7 +10,7 @@ import type { EcosystemId } from '../core/types.js';
 import type { TaskInfo } from '../metrics/aggregate-types.js';
 import { CsvSyntaxError, parseCsv, type CsvRecord } from './csv.js';
 import { dependencySet, isTrue, parseCount } from './envgap-normalise.js';
-import type { StoredRun } from './types.js';
+import type { StoredRun } from '../store/types.js';
 
 export const RUN_FOLDERS = ['results/raw', 'data/results'] as const;
 export const PROMPT_OVERVIEW = 'data/prompts/prompt_overview.csv';

@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
-import { readPromptOverview } from '../store/envgap-import.js';
-import { LANGUAGE_FACTS } from './languages.js';
-import type { PromptVariant, Task, TaskSuite } from './types.js';
+import { readPromptOverview } from '../paper-data/envgap-import.js';
+import { ecosystem } from '../ecosystems/index.js';
+import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
 
 /** The paragraph that asks for a complete project starts with this line in every prompt file of the paper. */
 const COMPLETENESS_START = /^Create a complete /m;
@@ -37,9 +37,9 @@ export function loadEnvgapPrompts(dir: string): TaskSuite {
     throw new EnvproofError(`no prompt_overview.csv in ${dir}`, 'give the data/prompts folder of a copy of the EnvGap repository: envgap-prompts:<dir>');
   }
   const promptFile = (id: string, language: EcosystemId) => {
-    const folder = LANGUAGE_FACTS[language].envgapFolder;
-    if (!folder) throw new EnvproofError(`the paper's prompts cover no ${LANGUAGE_FACTS[language].displayName} tasks`, 'choose the bundled suite for this language');
-    return path.join(dir, folder, `${id}.md`);
+    const { displayName, prompt } = ecosystem(language);
+    if (!prompt.envgapFolder) throw new EnvproofError(`the paper has no prompts for ${displayName}`, 'use the bundled suite for this language');
+    return path.join(dir, prompt.envgapFolder, `${id}.md`);
   };
   const read = (id: string, language: EcosystemId): string => {
     const file = promptFile(id, language);

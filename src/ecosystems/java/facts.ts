@@ -1,0 +1,46 @@
+import path from 'node:path';
+import { paperName, type EcosystemFacts } from '../facts.js';
+import { javaCachePublisher } from './cache.js';
+
+const APT = 'apt-get update && apt-get install -y';
+
+export const javaFacts: EcosystemFacts = {
+  id: 'java',
+  displayName: 'Java',
+  projectKind: 'Java (Maven)',
+  manifestFiles: ['pom.xml'],
+  prompt: { manifest: 'pom.xml', runtime: 'JDK 17 or newer and Maven', envgapFolder: 'java_prompts' },
+  recipe: {
+    debianPackages: ['openjdk-17-jdk-headless', 'maven'],
+    // A fresh environment's Maven local repository is empty: there is nothing for Maven to list.
+    baseline: [],
+  },
+  caches: {
+    dirs: ['m2'],
+    env: (root) => ({ MAVEN_OPTS: `-Dmaven.repo.local=${path.join(root, 'm2')}` }),
+    publishers: [javaCachePublisher],
+  },
+  doctor: [
+    { name: 'java', argv: ['java', '-version'], version: /version "([^"]+)"/, fix: `${APT} openjdk-17-jdk-headless` },
+    { name: 'mvn', argv: ['mvn', '--version'], version: /Apache Maven (\S+)/, fix: `${APT} maven` },
+  ],
+  skipDirs: ['target'],
+  readmeSetupCommand: /^mvn\b/,
+  failurePatterns: [
+    { pattern: /java\.lang\.(NoClassDefFoundError|ClassNotFoundException)/, class: 'missing-dependency' },
+    { pattern: /package [\w.]+ does not exist/, class: 'missing-dependency' },
+    // Compiler settings the project chose that the JDK refuses.
+    { pattern: /(?:Source|Target) option \S+ is no longer supported/, class: 'build-configuration' },
+    { pattern: /invalid (?:source|target) release/, class: 'build-configuration' },
+    { pattern: /release version \S+ not supported/, class: 'build-configuration' },
+    // Errors javac locates in a source file: the code itself does not compile.
+    { pattern: /\S+\.java:\[\d+,\d+\]/, class: 'code-bug' },
+    { pattern: /\S+\.java:\d+: error:/, class: 'code-bug' },
+  ],
+  // The paper keeps the group of `group:artifact` and cuts a jar's version: `guava-33.0.jar` → `guava`.
+  normaliseName(raw) {
+    const base = raw.endsWith('.jar') ? raw.slice(0, -4) : raw;
+    const colon = base.indexOf(':');
+    return paperName(colon !== -1 ? base.slice(0, colon) : base.replace(/-\d[A-Za-z0-9_.-]*$/, ''));
+  },
+};
