@@ -89,8 +89,7 @@ function userRun(module: EcosystemModule, command: string, ctx: AuditContext, in
 
 /**
  * The class-load log directory (every JVM the command starts logs into it), and for Surefire a first `mvn test` with
- * the network: Maven resolves its build plugins, and Surefire its test provider, only as the tests run (a run with no
- * test selected does not fetch the provider). Its reports are removed; its outcome is not compared.
+ * the network: Maven resolves its build plugins, and Surefire its test provider, only as the tests run. Its reports are removed; its outcome is not compared.
  */
 async function prepareMavenTests(ctx: AuditContext, runner: RunnerId | undefined): Promise<void> {
   const host = (inside: string) => ctx.sandbox.toHost(inside) ?? inside;
