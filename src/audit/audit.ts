@@ -109,7 +109,7 @@ async function withKeptFiles(err: StepFailedError, sandbox: Sandbox, keep: boole
 }
 
 /** The ecosystem's own entry point, else the command the README's run section gives. */
-async function entryPoint(module: EcosystemModule, ctx: AuditContext, install: InstallResult, hostProject: string): Promise<RunChoice> {
+export async function entryPoint(module: EcosystemModule, ctx: AuditContext, install: InstallResult, hostProject: string): Promise<RunChoice> {
   try {
     return await module.defaultRun(ctx, install);
   } catch (err) {

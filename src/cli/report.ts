@@ -12,6 +12,8 @@ import { writeCsvTables } from '../report/csv.js';
 import { renderJson } from '../report/json.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
+import { reproducedRuns } from '../repro/final-projects.js';
+import { runReproducibility } from '../repro/run-stats.js';
 import type { StoredRun } from '../store/types.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
@@ -66,7 +68,12 @@ async function loadReports(spec: string, choice: ReportSource | undefined): Prom
       const tasks = (source === 'all' ? await store.tasks() : await store.tasks(source)).filter((t) => !backendTasks.has(t.id));
       const report = computeAggregate(environmentRuns(finished), tasks, { infrastructureFailed: of(infrastructureFailed), unfinished: of(unfinished) });
       const evaluations = backend.filter((e) => source === 'all' || e.key.source === source);
-      reports.push(evaluations.length ? { ...report, backend: computeBackendReport(evaluations) } : report);
+      if (evaluations.length) report.backend = computeBackendReport(evaluations);
+      // `run --repro` re-ran envproof's own runs; pooled reports key agents by source, so they are shown apart only.
+      const finishedKeys = new Set(finished.map(keyOf));
+      const reproduced = source === 'envproof' ? runReproducibility(await reproducedRuns(store), (key) => finishedKeys.has(keyOf(key))) : undefined;
+      if (reproduced) report.reproducibility = reproduced;
+      reports.push(report);
     }
     if (reports.length === 0) throw new EnvproofError(`${storePath} holds no finished runs`, 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
     return reports;

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
+import { TRACER_CHOICES, type TracerChoice } from '../trace/index.js';
 import { FACTORS, type FactorId } from '../repro/types.js';
 import { parseDate } from '../repro/reference.js';
 import { ecosystemIds } from '../ecosystems/index.js';
@@ -9,12 +10,12 @@ import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 import { positiveNumber } from './number-options.js';
 
-function parseFactors(value: string): FactorId[] {
+export function parseFactors(value: string, option = '--vary'): FactorId[] {
   if (value === 'all') return [...FACTORS];
   if (value === 'none') return [];
   const names = listOption(value);
   for (const n of names) {
-    if (!FACTORS.includes(n as FactorId)) throw new UsageError(`--vary: unknown factor "${n}"`, `use all, none, or a comma-separated list of ${FACTORS.join(', ')}`);
+    if (!FACTORS.includes(n as FactorId)) throw new UsageError(`${option}: unknown factor "${n}"`, `use all, none, or a comma-separated list of ${FACTORS.join(', ')}`);
   }
   return [...new Set(names as FactorId[])];
 }
@@ -35,6 +36,7 @@ interface ReproFlags {
   sandbox: BackendChoice;
   systemPackages?: string;
   timeout: string;
+  tracer?: TracerChoice;
   json?: boolean;
   quiet?: boolean;
   corpus?: string;
@@ -56,6 +58,7 @@ async function corpus(o: ReproFlags & { corpus?: string; store: string }, progre
       backend: o.sandbox,
       systemPackages: listOption(o.systemPackages),
       timeoutSec: positiveNumber('--timeout')(o.timeout),
+      ...(o.tracer ? { tracer: o.tracer } : {}),
       progress,
     });
     const rows = await store.repro().instances(summary.corpus);
@@ -84,6 +87,10 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
     .addOption(new Option('--sandbox <backend>', 'where installs and runs happen').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--system-packages <names>', 'Debian packages to add to the clean environment (comma-separated)')
     .option('--timeout <seconds>', 'time limit of each test run', '600')
+    .addOption(
+      new Option('--tracer <name>', 'trace every run (fast, strace, or auto: fast where it can run) and compare what it loaded (D3) with the reference run\'s; default: untraced, because tracing slows the tests (strace up to ~1.8x) and can change their timing')
+        .choices([...TRACER_CHOICES]),
+    )
     .option('--corpus <file.jsonl>', 'a corpus of patches on local git repositories (docs/repro.md): each re-run with and without the shim, and its baseline')
     .option('--store <path|url>', `with --corpus: ${STORE_OPTION_HELP}`, DEFAULT_STORE)
     .option('--json', 'print the report as JSON (docs/repro.md)')
@@ -113,6 +120,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
         backend: o.sandbox,
         systemPackages: listOption(o.systemPackages),
         timeoutSec: positiveNumber('--timeout')(o.timeout),
+        ...(o.tracer ? { tracer: o.tracer } : {}),
         progress,
       });
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderReproText(report));

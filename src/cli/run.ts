@@ -22,6 +22,10 @@ import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from 
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 import { positiveInt, positiveNumber } from './number-options.js';
+import { parseFactors } from './repro.js';
+import { runKey } from '../protocol/run-one.js';
+import { FACTORS } from '../repro/types.js';
+import { reproduceFinalProjects, type FinalProjectSummary } from '../repro/final-projects.js';
 
 function parseLanguages(value: string): EcosystemId[] {
   const langs = value === 'all' ? [...ecosystemIds()] : value.split(',').map((s) => s.trim());
@@ -37,16 +41,19 @@ function progressLine(e: ProgressEvent): string {
 }
 
 /** The run summary, as text or JSON; `where` names the store (or, for a queued run, the queue). */
-function printSummary(summary: MatrixSummary, where: Record<string, string>, json: boolean): void {
+function printSummary(summary: MatrixSummary, where: Record<string, string>, json: boolean, repro?: { summary: FinalProjectSummary; k: number }): void {
   const c = summary.counts;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ ...where, ...summary }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...where, ...summary, ...(repro ? { repro: repro.summary } : {}) }, null, 2)}\n`);
     return;
   }
   const whereLine = where.store ? `store: ${where.store} (envproof report --store ${where.store})` : `queue: ${where.queue} (envproof report --store <the workers' store>)`;
+  const reproLine = repro
+    ? `reproducibility: ${repro.summary.reproduced} final projects re-run ${repro.k}x, ${repro.summary.alreadyDone} already done, ${repro.summary.errors.length} could not be re-run\n`
+    : '';
   process.stdout.write(
     `${summary.total} runs in ${(summary.durationMs / 1000).toFixed(1)} s: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} already done, ` +
-      `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\n${whereLine}\n`,
+      `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\n${reproLine}${whereLine}\n`,
   );
 }
 
@@ -117,14 +124,17 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--queue <url>', 'enqueue one job per run on this Redis queue (redis://host:port) for envproof worker, instead of running here')
     .option('--wait', 'with --queue: show the runs ending across all workers and wait for the last')
     .option('--poll-interval <seconds>', 'with --wait: how often the queue is asked about the jobs not ended yet', positiveNumber('--poll-interval'), 0.5)
+    .option('--repro <k>', 'then re-run every successful final project k times, each in a fresh sandbox with a fresh install, and record its reproducibility (docs/repro.md)', positiveInt('--repro', 1))
+    .option('--repro-vary <factors>', `what those re-runs vary: all, none, or a list of ${FACTORS.join(',')}`, 'all')
+    .option('--repro-attribute', 'for a final project that does not reproduce, find the causes (a control run, then one factor at a time)')
     .option('--json', 'print the summary as JSON')
     .option('-q, --quiet', 'no progress lines');
   addEnvironmentOptions(command)
     .addHelpText(
       'after',
-      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures, 2 error.',
+      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt; with --repro, final projects already re-run are skipped too.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures (or, with --repro, some final projects could not be re-run), 2 error.',
     )
-    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; json?: boolean; quiet?: boolean }, command: Command) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; repro?: number; reproVary: string; reproAttribute?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
@@ -133,6 +143,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       const tasks = selectTasks(suite, o.tasks);
       const languages = parseLanguages(o.languages);
       const plans = planRuns({ agents, suite, tasks, languages, trials: o.trials, variant: o.variant });
+      const reproVary = parseFactors(o.reproVary, '--repro-vary');
       const environment = environmentChoice(o);
       if (command.getOptionValueSource('pollInterval') === 'cli' && !o.wait) throw new UsageError('--poll-interval needs --queue --wait');
       if (o.queue) {
@@ -144,6 +155,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           tracedView: tracedViewOf(o.javaAttribution), infraRetries: o.retries, retryDelaySec: o.retryDelay,
           ...backendOptions(o, path.resolve),
         };
+        if (o.repro) throw new UsageError('--repro runs where the store is, not on the queue', 'run envproof run --repro <k> against the workers\' store once the queue has drained');
         const specs = { agents: new Map(agents.map((a, i) => [a.name, absoluteAgentSpec(o.agent[i]!)])), suite: absoluteSuiteSpec(o.suite) };
         setExitCode(await runOnQueue(o.queue, jobsOf(plans, specs, protocol), { wait: o.wait === true, pollSec: o.pollInterval, json: o.json === true, quiet: o.quiet === true }));
         return;
@@ -176,8 +188,20 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           ...backendOptions(o, (file) => file),
           onProgress: o.quiet ? () => {} : (e) => process.stderr.write(`${progressLine(e)}\n`),
         });
-        printSummary(summary, { store: store.location }, o.json === true);
-        setExitCode(summary.counts['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
+        // Backend tasks serve rather than end: their suite evaluates them, there is no program run to repeat.
+        const repro = o.repro
+          ? await reproduceFinalProjects(plans.filter((p) => !p.task.backend).map(runKey), store, {
+              k: o.repro,
+              vary: reproVary,
+              attribute: Boolean(o.reproAttribute),
+              backend,
+              systemPackages: environment.systemPackages ?? [],
+              timeoutSec: o.timeout,
+              progress: note,
+            })
+          : undefined;
+        printSummary(summary, { store: store.location }, o.json === true, repro && o.repro ? { summary: repro, k: o.repro } : undefined);
+        setExitCode(summary.counts['infrastructure-failed'] > 0 || (repro?.errors.length ?? 0) > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
       } finally {
         await store.close();
       }

@@ -10,6 +10,7 @@
  */
 import type { EcosystemId } from '../core/types.js';
 import type { BackendReport } from './backend.js';
+import type { RunReproducibility } from '../repro/run-stats.js';
 
 export type RunSource = 'envgap-csv' | 'envproof';
 
@@ -256,4 +257,6 @@ export interface AggregateReport {
   setAside: SetAsideRow[];
   /** The backend suite's metrics (seed 002), when the store holds backend runs. */
   backend?: BackendReport;
+  /** How many successful final projects reproduce in fresh re-runs, when `envproof run --repro` recorded any. */
+  reproducibility?: RunReproducibility;
 }

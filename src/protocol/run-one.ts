@@ -60,7 +60,7 @@ export type RunOutcome = 'skipped' | 'succeeded' | 'failed' | 'infrastructure-fa
 
 const NO_ERROR_TYPE = 'None';
 
-function runKey(plan: RunPlan): RunKey {
+export function runKey(plan: RunPlan): RunKey {
   return { source: 'envproof', agent: plan.agent.name, language: plan.language, taskId: plan.task.id, trial: plan.trial };
 }
 

@@ -5,6 +5,7 @@
  */
 import { ALL_AGENTS, REPAIR_BUCKETS, type AggregateReport } from '../metrics/aggregate.js';
 import { backendTables } from './backend-tables.js';
+import { reproducibilityTable } from './reproducibility-table.js';
 import { formatNumber, formatSignificant } from './csv-number.js';
 
 export interface ReportTable {
@@ -217,5 +218,10 @@ export function setAsideSentence(report: AggregateReport): string {
 }
 
 export function allTables(report: AggregateReport): ReportTable[] {
-  return [...paperTables(report), ...extendedTables(report), ...(report.backend ? backendTables(report.backend) : [])];
+  return [
+    ...paperTables(report),
+    ...extendedTables(report),
+    ...(report.backend ? backendTables(report.backend) : []),
+    ...(report.reproducibility ? [reproducibilityTable(report.reproducibility)] : []),
+  ];
 }

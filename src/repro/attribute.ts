@@ -15,7 +15,8 @@ export interface Attribution {
 
 function describe(run: RunRecord, factors: readonly FactorId[]): string {
   const what = run.variation.filter((s) => factors.includes(s.factor) && s.mode === 'varied').map((s) => s.value).join(', ');
-  return `${what}: ${run.differences.join('; ') || 'differs'}`;
+  const loaded = run.loadedDifferences?.length ? `; loaded other than the reference run: ${run.loadedDifferences.join(', ')}` : '';
+  return `${what}: ${run.differences.join('; ') || 'differs'}${loaded}`;
 }
 
 /**

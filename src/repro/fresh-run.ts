@@ -1,25 +1,29 @@
 /** One run of the test command in a fresh sandbox with a fresh install, shaped by the run's factors. */
 import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { EnvproofError, InfrastructureError, StepFailedError, UsageError } from '../core/errors.js';
+import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError, UsageError } from '../core/errors.js';
 import { shellQuote } from '../core/shell.js';
 import { whyNotStarted } from '../audit/run-start.js';
 import { createWorkDir, removeWorkDir } from '../audit/workspace.js';
 import { auditContext } from '../ecosystems/context.js';
-import type { AuditContext } from '../ecosystems/types.js';
+import type { AuditContext, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
 import { isolatedEnvironment } from '../sandbox/environment.js';
 import type { ExecRequest, ExecResult, Sandbox } from '../sandbox/types.js';
-import type { RunShape } from './factors.js';
+import { traceRun, type TracerChoice } from '../trace/index.js';
+import { FAKETIME_LIBRARY, type RunShape } from './factors.js';
 import type { ProjectKind } from './kinds.js';
 import { readResults, reportRequest, withRunnerArgs, type RunnerMatch } from './outcomes/runners.js';
-import type { Outcome } from './types.js';
+import type { LoadedSet, Outcome } from './types.js';
 
 export interface RunSetup {
   projectDir: string;
   kind: ProjectKind;
-  command: string;
+  /** The test command; absent: the project is built and its entry point run, as the audit runs it (`run --repro`). */
+  command?: string;
   runner?: RunnerMatch;
+  /** Trace the test command and record what it loaded (D3); absent: untraced. */
+  tracer?: TracerChoice;
   backend: BackendChoice;
   /** Debian packages the user adds (--system-packages). */
   systemPackages: readonly string[];
@@ -33,6 +37,9 @@ export interface FreshRunResult {
   outcome: Outcome;
   durationMs: number;
   installMs: number;
+  /** The command that ran, as the user would type it (the entry point's, when no test command was given). */
+  command?: string;
+  traced?: LoadedSet;
 }
 
 /** What the environment knows after the install that decides how a factor is applied. */
@@ -100,9 +107,9 @@ function probedMs(r: ExecResult): number | undefined {
 
 const CLOCK_TOLERANCE_MS = 2 * 86_400_000;
 
-/** A sandbox's exec, for the test command and the probes: the factor's prefix, environment and network. */
-function shapedExec(sandbox: Sandbox, ctx: AuditContext, shape: RunShape, choiceEnv: Record<string, string>, timeoutMs: number) {
-  return async (argv: readonly string[], extraEnv: Record<string, string> = {}): Promise<ExecResult> => {
+/** The request that runs a command (the test command, a probe) with the factors' prefix, environment and network. */
+function shapedRequest(sandbox: Sandbox, ctx: AuditContext, shape: RunShape, choiceEnv: Record<string, string>, timeoutMs: number) {
+  return async (argv: readonly string[], extraEnv: Record<string, string> = {}): Promise<ExecRequest> => {
     const env = { ...choiceEnv, ...shape.env, ...extraEnv };
     if (shape.homeName) {
       env.HOME = path.posix.join(sandbox.workDir, shape.homeName);
@@ -114,8 +121,16 @@ function shapedExec(sandbox: Sandbox, ctx: AuditContext, shape: RunShape, choice
       await extraPathEntry(sandbox, extra, pathValue);
       env.PATH = `${extra}:${pathValue}`;
     }
-    return sandbox.exec({ argv: [...shape.prefix, ...argv], cwd: ctx.projectDir, env, timeoutMs, network: shape.network });
+    return { argv: [...shape.prefix, ...argv], cwd: ctx.projectDir, env, timeoutMs, network: shape.network };
   };
+}
+
+/** D3 of a traced run as `name version`, without the project's own packages and libfaketime (the clock factor's). */
+async function loadedSet(setup: RunSetup, ctx: AuditContext, install: InstallResult, files: Set<string>): Promise<string[]> {
+  const own = new Set(install.own ?? []);
+  const program = new Set([...files].filter((f) => !f.includes('/faketime/') && f !== FAKETIME_LIBRARY));
+  const { traced } = await setup.kind.attribute(program, ctx, install);
+  return [...new Set(traced.filter((d) => !own.has(d.name)).map((d) => (d.version ? `${d.name} ${d.version}` : d.name)))].sort();
 }
 
 /**
@@ -140,27 +155,44 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
     const ctx = auditContext(sandbox, { timeoutMs: setup.timeoutMs, progress: setup.progress });
     const plain = decide({});
     const started = performance.now();
-    let install;
+    let install: InstallResult;
     try {
       install = await setup.kind.install({ ...ctx, sandbox: withInstallChanges(sandbox, await installChanges(setup, plain)) });
     } catch (err) {
       if (!(err instanceof StepFailedError) || err instanceof InfrastructureError) throw err;
-      const outcome: Outcome = { status: 'install-failed', exitCode: null, note: `${err.message}${err.output ? `\n${err.output.slice(-2000)}` : ''}` };
-      return { outcome, durationMs: 0, installMs: Math.round(performance.now() - started), shape: plain };
+      return { ...installFailed(err, started), shape: plain };
     }
-    const installMs = Math.round(performance.now() - started);
+    if (setup.command !== undefined) await setup.kind.prepareTests?.(ctx, setup.runner?.runner);
     const facts = setup.runner?.runner === 'pytest' ? await pytestFacts(setup, ctx, install) : {};
     const shape = decide(facts);
     const reportInside = path.posix.join(ctx.envDir, 'test-report');
     const report = setup.runner ? reportRequest(setup.runner.runner, reportInside) : { args: [], env: {} };
-    const command = setup.runner ? withRunnerArgs(setup.command, setup.runner, [...report.args, ...shape.runnerArgs]) : setup.command;
-    const choice = setup.kind.run(command, ctx, install);
+    let choice: RunChoice;
+    try {
+      choice = setup.command === undefined ? await buildAndEntry(setup, ctx, install, work.project) : setup.kind.run(testCommand(setup.command, setup.runner, [...report.args, ...shape.runnerArgs]), ctx, install);
+    } catch (err) {
+      if (err instanceof NoEntryPointError) return { outcome: { status: 'not-started', exitCode: null, note: err.message }, durationMs: 0, installMs: Math.round(performance.now() - started), shape };
+      if (!(err instanceof StepFailedError) || err instanceof InfrastructureError) throw err;
+      return { ...installFailed(err, started), shape };
+    }
+    const installMs = Math.round(performance.now() - started);
     const env: Record<string, string> = { ...report.env };
     if (shape.pytestOptions.length) env.PYTEST_ADDOPTS = [env.PYTEST_ADDOPTS, ...shape.pytestOptions].filter(Boolean).join(' ');
-    const exec = shapedExec(sandbox, ctx, shape, choice.env ?? {}, setup.timeoutMs);
-    if (shape.clock) await checkClock(setup.kind, ctx, shape, exec);
-    const r = await exec(choice.argv, env);
-    const notStarted = whyNotStarted(r, []);
+    const request = shapedRequest(sandbox, ctx, shape, choice.env ?? {}, setup.timeoutMs);
+    const exec = async (argv: readonly string[], extra?: Record<string, string>) => sandbox!.exec(await request(argv, extra));
+    if (shape.clock) await checkClock(setup.kind, ctx, install, shape, exec);
+    let r: ExecResult;
+    let traced: LoadedSet | undefined;
+    let execs: string[] = [];
+    if (setup.tracer) {
+      const t = await traceRun(sandbox, await request(choice.argv, env), setup.tracer);
+      r = t.run;
+      execs = t.execs;
+      traced = { tracer: t.tracer, loaded: await loadedSet(setup, ctx, install, t.files), notes: t.notes };
+    } else {
+      r = await exec(choice.argv, env);
+    }
+    const notStarted = whyNotStarted(r, execs);
     const outcome: Outcome = { status: notStarted ? 'not-started' : statusOf(r), exitCode: r.exitCode, ...(notStarted ? { note: notStarted } : {}) };
     if (setup.runner && !notStarted) {
       const hostProject = sandbox.toHost(ctx.projectDir) ?? work.project;
@@ -169,14 +201,30 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
       if (tests) outcome.tests = tests;
       else outcome.note = `${setup.runner.runner} left no report of its tests`;
     }
-    return { outcome, durationMs: Math.round(r.durationMs), installMs, shape };
+    return { outcome, durationMs: Math.round(r.durationMs), installMs, command: choice.display ?? setup.command, ...(traced && !notStarted ? { traced } : {}), shape };
   } finally {
     await sandbox?.dispose();
     await removeWorkDir(work);
   }
 }
 
-async function pytestFacts(setup: RunSetup, ctx: AuditContext, install: Parameters<ProjectKind['run']>[2]): Promise<EnvironmentFacts> {
+/** An install (or build) that failed: the outcome says which step and why. */
+function installFailed(err: StepFailedError, started: number): FreshRunResult {
+  const outcome: Outcome = { status: 'install-failed', exitCode: null, note: `${err.message}${err.output ? `\n${err.output.slice(-2000)}` : ''}` };
+  return { outcome, durationMs: 0, installMs: Math.round(performance.now() - started) };
+}
+
+/** The build, then the command the audit would run (the ecosystem's entry point, else the README's run section). */
+async function buildAndEntry(setup: RunSetup, ctx: AuditContext, install: InstallResult, hostProject: string): Promise<RunChoice> {
+  await setup.kind.build(ctx, install);
+  return setup.kind.entry(ctx, install, hostProject);
+}
+
+function testCommand(command: string, runner: RunnerMatch | undefined, args: readonly string[]): string {
+  return runner ? withRunnerArgs(command, runner, args) : command;
+}
+
+async function pytestFacts(setup: RunSetup, ctx: AuditContext, install: InstallResult): Promise<EnvironmentFacts> {
   const code = 'import importlib.util as u; print("randomly" if u.find_spec("pytest_randomly") else "random-order" if u.find_spec("random_order") else "")';
   const choice = setup.kind.run(`python -c ${shellQuote(code)}`, ctx, install);
   const r = await ctx.sandbox.exec({ argv: choice.argv, cwd: ctx.projectDir, env: choice.env, timeoutMs: 60_000, network: false });
@@ -185,9 +233,9 @@ async function pytestFacts(setup: RunSetup, ctx: AuditContext, install: Paramete
 }
 
 /** Runs the runtime's clock probe under the run's libfaketime settings; marks the clock not applied when it did not move. */
-async function checkClock(kind: ProjectKind, ctx: AuditContext, shape: RunShape, exec: ReturnType<typeof shapedExec>): Promise<void> {
+async function checkClock(kind: ProjectKind, ctx: AuditContext, install: InstallResult, shape: RunShape, exec: (argv: readonly string[]) => Promise<ExecResult>): Promise<void> {
   const clock = shape.clock!;
-  const choice = kind.run(await kind.clockProbe(ctx), ctx, { installed: [], details: undefined, commands: [], durationMs: 0 });
+  const choice = kind.run(await kind.clockProbe(ctx), ctx, install);
   const seen = probedMs(await exec(choice.argv));
   const setting = shape.settings.find((s) => s.factor === 'clock');
   if (!setting) return;

@@ -1,30 +1,46 @@
-import { access, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
-import { ecosystemIds } from '../ecosystems/index.js';
+import { entryPoint } from '../audit/audit.js';
 import { detectEcosystem } from '../audit/detect.js';
-import type { AuditContext, InstallResult, RunChoice } from '../ecosystems/types.js';
-import { goInstall, goRun } from './go.js';
+import { goEnv } from '../ecosystems/go/go-env.js';
+import { javaLayout } from '../ecosystems/java/layout.js';
+import { runMaven } from '../ecosystems/java/maven.js';
+import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
+import type { RunnerId } from './types.js';
 
 export type KindId = EcosystemId;
-/** The ecosystems whose own modules install for repro; Go has a kind of its own below. */
-type ModuleKindId = Exclude<EcosystemId, 'go'>;
 
 /** Whether the package manager can resolve against the registry as of a date, and how; or why not. */
 export type DatedResolution =
   | { supported: true; how: 'dated-index' | 'npm-before' }
   | { supported: false; why: string };
 
-/** What repro needs of a project's ecosystem: a fresh install, the test command in that environment, a clock probe. */
+/**
+ * What repro needs of a project's ecosystem: a fresh install, the test command (or, for `run --repro`, the
+ * program's own entry point after the build) in that environment, a clock probe, and D3 for traced runs.
+ */
 export interface ProjectKind {
   id: KindId;
   /** The clean environment the project runs in. */
   language: EcosystemId;
-  /** Debian packages added to it (libfaketime always; Go's toolchain for Go). */
+  /** Debian packages added to it (libfaketime). */
   systemPackages: readonly string[];
   install(ctx: AuditContext): Promise<InstallResult>;
+  /** The ecosystem's build, for the entry point (a test command builds what it needs itself). */
+  build(ctx: AuditContext, install: InstallResult): Promise<void>;
   run(command: string, ctx: AuditContext, install: InstallResult): RunChoice;
+  /**
+   * After the install, before a test command (`runner`: its runner, when known): what the environment needs for it
+   * that the audit's build would have made (Java: the class-load log directory the JVM options name; for Surefire,
+   * Maven's test plugins, fetched with the network). What it runs is not compared.
+   */
+  prepareTests?(ctx: AuditContext, runner: RunnerId | undefined): Promise<void>;
+  /** The command the audit would run: the ecosystem's entry point, else the README's run section. */
+  entry(ctx: AuditContext, install: InstallResult, hostProject: string): Promise<RunChoice>;
+  /** D3 of a traced run. */
+  attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult): Promise<AttributionResult>;
   /** A shell command, run like the tests, that prints the runtime's clock in seconds since 1970. */
   clockProbe(ctx: AuditContext): Promise<string>;
   /** Why the runtime cannot have its clock shifted, said when the probe shows it was not. */
@@ -40,56 +56,71 @@ const NO_DATE: Record<string, string> = {
   go: 'Go\'s minimal version selection builds with the versions go.mod requires, the same on any date, and the module proxy has no query by date',
 };
 
+const DATED: Record<string, DatedResolution> = {
+  python: { supported: true, how: 'dated-index' },
+  javascript: { supported: true, how: 'npm-before' },
+};
+
 async function writeProbe(ctx: AuditContext, name: string, text: string): Promise<string> {
   const inside = path.posix.join(ctx.envDir, name);
   await writeFile(ctx.sandbox.toHost(inside) ?? inside, text);
   return inside;
 }
 
-async function ecosystemKind(id: ModuleKindId, dir: string): Promise<ProjectKind> {
-  const { module } = await detectEcosystem(dir, id);
-  const probes: Record<string, (ctx: AuditContext) => Promise<string>> = {
-    python: async () => 'python3 -c "import time; print(int(time.time()))"',
-    javascript: async () => 'node -e "console.log(Math.floor(Date.now() / 1000))"',
-    java: async (ctx) => `java ${await writeProbe(ctx, 'Clock.java', 'class Clock { public static void main(String[] a) { System.out.println(System.currentTimeMillis() / 1000); } }\n')}`,
-    cpp: async () => 'date +%s',
-  };
-  const clockProbe = probes[id];
+const PROBES: Record<string, (ctx: AuditContext) => Promise<string>> = {
+  python: async () => 'python3 -c "import time; print(int(time.time()))"',
+  javascript: async () => 'node -e "console.log(Math.floor(Date.now() / 1000))"',
+  java: async (ctx) => `java ${await writeProbe(ctx, 'Clock.java', 'class Clock { public static void main(String[] a) { System.out.println(System.currentTimeMillis() / 1000); } }\n')}`,
+  cpp: async () => 'date +%s',
+  go: async (ctx) => `go run ${await writeProbe(ctx, 'clock.go', 'package main\n\nimport (\n\t"fmt"\n\t"time"\n)\n\nfunc main() { fmt.Println(time.Now().Unix()) }\n')}`,
+};
+
+/**
+ * A test command is a user's command in the ecosystem's environment; Go's also gets the go command's environment
+ * of the install (its private module cache, GOFLAGS, GOTOOLCHAIN=local), so that `go test` finds the modules the
+ * install downloaded and builds with the same toolchain as the audit, and a build cache of its own: the sandbox
+ * gives runs without the network the package caches read-only, and `go test` compiles.
+ */
+function userRun(module: EcosystemModule, command: string, ctx: AuditContext, install: InstallResult): RunChoice {
+  const choice = module.userRun(command, ctx, install);
+  if (module.id !== 'go') return choice;
+  return { ...choice, env: { ...goEnv(ctx.envDir), GOCACHE: path.posix.join(ctx.envDir, 'go-test-build'), ...choice.env } };
+}
+
+/**
+ * The class-load log directory (every JVM the command starts logs into it), and for Surefire a first `mvn test` with
+ * the network: Maven resolves its build plugins, and Surefire its test provider, only as the tests run. Its reports are removed; its outcome is not compared.
+ */
+async function prepareMavenTests(ctx: AuditContext, runner: RunnerId | undefined): Promise<void> {
+  const host = (inside: string) => ctx.sandbox.toHost(inside) ?? inside;
+  await mkdir(host(javaLayout(ctx).classLoadLogs), { recursive: true });
+  if (runner !== 'surefire') return;
+  ctx.progress('fetching Maven\'s test plugins and Surefire\'s provider (mvn test, with the network)');
+  await runMaven(ctx, { goals: ['test'], properties: { 'maven.test.failure.ignore': 'true' } }, true);
+  await rm(host(path.posix.join(javaLayout(ctx).projectTarget, 'surefire-reports')), { recursive: true, force: true });
+}
+
+function kindOf(module: EcosystemModule): ProjectKind {
+  const id = module.id;
+  const clockProbe = PROBES[id];
   if (!clockProbe) throw new UsageError(`repro has no clock probe for ${module.displayName}`);
   return {
     id,
     language: id,
     systemPackages: [FAKETIME],
     install: (ctx) => module.install(ctx),
-    run: (command, ctx, install) => module.userRun(command, ctx, install),
+    build: async (ctx, install) => module.build?.(ctx, install),
+    run: (command, ctx, install) => userRun(module, command, ctx, install),
+    ...(id === 'java' ? { prepareTests: prepareMavenTests } : {}),
+    entry: (ctx, install, hostProject) => entryPoint(module, ctx, install, hostProject),
+    attribute: (files, ctx, install) => module.attribute(files, ctx, install),
     clockProbe,
-    datedResolution: id === 'python' ? { supported: true, how: 'dated-index' } : id === 'javascript' ? { supported: true, how: 'npm-before' } : { supported: false, why: NO_DATE[id] ?? `envproof knows no way to resolve ${module.displayName} dependencies as of a date` },
+    ...(id === 'go' ? { clockLimit: 'Go reads the clock from the kernel (vDSO), not through libc, so libfaketime cannot shift it' } : {}),
+    datedResolution: DATED[id] ?? { supported: false, why: NO_DATE[id] ?? `${module.displayName} has no way to resolve against a registry as of a date` },
   };
 }
 
-const goKind: ProjectKind = {
-  id: 'go',
-  language: 'cpp',
-  systemPackages: [FAKETIME, 'golang-go'],
-  install: goInstall,
-  run: (command, ctx) => goRun(command, ctx),
-  clockProbe: async (ctx) =>
-    `go run ${await writeProbe(ctx, 'clock.go', 'package main\n\nimport (\n\t"fmt"\n\t"time"\n)\n\nfunc main() { fmt.Println(time.Now().Unix()) }\n')}`,
-  clockLimit: 'Go reads the clock from the kernel (vDSO), not through libc, so libfaketime cannot shift it',
-  datedResolution: { supported: false, why: NO_DATE.go! },
-};
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(() => true, () => false);
-}
-
-/** The project's kind: the one asked for, else Go when go.mod is present, else the audit's ecosystem detection. */
+/** The project's kind: the ecosystem asked for, else the audit's detection. */
 export async function detectKind(dir: string, requested: string): Promise<ProjectKind> {
-  if (requested !== 'auto' && !ecosystemIds().includes(requested)) {
-    throw new UsageError(`unknown ecosystem "${requested}"`, `use one of: auto, ${ecosystemIds().join(', ')}`);
-  }
-  if (requested === 'go' || (requested === 'auto' && (await exists(path.join(dir, 'go.mod'))))) return goKind;
-  if (requested !== 'auto') return ecosystemKind(requested as ModuleKindId, dir);
-  const detected = (await detectEcosystem(dir, 'auto')).module.id;
-  return detected === 'go' ? goKind : ecosystemKind(detected, dir);
+  return kindOf((await detectEcosystem(dir, requested)).module);
 }

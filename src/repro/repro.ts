@@ -3,6 +3,7 @@ import { EnvproofError, UsageError } from '../core/errors.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { checkProjectDir } from '../audit/workspace.js';
 import { resolveBackend, type BackendChoice } from '../sandbox/index.js';
+import type { TracerChoice } from '../trace/index.js';
 import { attribute } from './attribute.js';
 import { differences, median, reproductionRate, verdictOf } from './compare.js';
 import { startDatedIndex, type DatedIndex } from './dated-index.js';
@@ -15,7 +16,8 @@ import { FACTORS, type FactorId, type Outcome, type Reference, type ReproReport,
 
 export interface ReproOptions {
   dir: string;
-  command: string;
+  /** The test command; absent: the project is built and its entry point run, as the audit would (`run --repro`). */
+  command?: string;
   k: number;
   vary: readonly FactorId[];
   attribute: boolean;
@@ -30,6 +32,8 @@ export interface ReproOptions {
   backend: BackendChoice;
   systemPackages?: readonly string[];
   timeoutSec: number;
+  /** Trace every run and compare what it loaded (D3) with the reference run's; absent: untraced. */
+  tracer?: TracerChoice;
   progress(message: string): void;
   /** Told of each finished run (the corpus records them as they come). */
   onRun?(run: RunRecord): Promise<void>;
@@ -56,23 +60,40 @@ function outcomeLine(o: Outcome): string {
   return `${o.status}${tests.length ? ` (${tests.length - failed}/${tests.length} tests passed)` : ''}`;
 }
 
+/** How a run's loaded set (`name version` entries) differs from the reference run's: changed versions, packages only one loaded. */
+export function loadedDifferences(reference: readonly string[], run: readonly string[]): string[] {
+  const byName = (entries: readonly string[]) => new Map(entries.map((e): [string, string] => [e.split(' ')[0]!, e.split(' ')[1] ?? '']));
+  const a = byName(reference);
+  const b = byName(run);
+  const out: string[] = [];
+  for (const name of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+    const [was, now] = [a.get(name), b.get(name)];
+    if (now === undefined) out.push(`${name}${was ? ` ${was}` : ''} no longer loaded`);
+    else if (was === undefined) out.push(`${name}${now ? ` ${now}` : ''} loaded too`);
+    else if (was !== now) out.push(`${name} ${was || '?'} → ${now || '?'}`);
+  }
+  return out;
+}
+
 export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
-  if (!opts.command.trim()) throw new UsageError('--cmd is empty', 'give the test command, e.g. --cmd "pytest -q"');
+  if (opts.command !== undefined && !opts.command.trim()) throw new UsageError('--cmd is empty', 'give the test command, e.g. --cmd "pytest -q"');
   if (!Number.isInteger(opts.k) || opts.k < 1) throw new UsageError(`--k must be a whole number of runs, at least 1 (not ${opts.k})`);
   const dir = await checkProjectDir(opts.dir);
   const kind = await detectKind(dir, opts.ecosystem);
-  const runner = await detectRunner(opts.command, dir);
+  const runner = opts.command === undefined ? undefined : await detectRunner(opts.command, dir);
   const fileRef = opts.reference ?? (opts.referenceFile ? { ...(await readReferenceFile(opts.referenceFile)), path: opts.referenceFile } : undefined);
   const referenceDate = fileRef?.recordedAt ?? opts.asOf ?? new Date();
   const now = new Date();
   const notes: string[] = [];
-  if (!runner) notes.push('the command\'s test runner is not one envproof reads (pytest, Jest, Vitest, node --test, go test, Maven Surefire, ctest): outcomes compare the exit status only');
+  if (opts.command === undefined) notes.push('the project\'s entry point was run, as the audit runs it: outcomes compare the exit status only');
+  else if (!runner) notes.push('the command\'s test runner is not one envproof reads (pytest, Jest, Vitest, node --test, go test, Maven Surefire, ctest): outcomes compare the exit status only');
   const indexes = new DatedIndexes();
   const setup: RunSetup = {
     projectDir: dir,
     kind,
-    command: opts.command,
+    ...(opts.command !== undefined ? { command: opts.command } : {}),
     ...(runner ? { runner } : {}),
+    ...(opts.tracer ? { tracer: opts.tracer } : {}),
     backend: opts.backend,
     systemPackages: opts.systemPackages ?? [],
     timeoutMs: opts.timeoutSec * 1000,
@@ -88,11 +109,18 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     datedResolution: kind.datedResolution,
   });
   let reference: Reference | undefined;
+  let referenceLoaded: string[] | undefined;
+  let command = opts.command;
   const record = async (role: RunRecord['role'], label: string, decide: (facts: EnvironmentFacts) => ReturnType<typeof emptyShape>): Promise<RunRecord> => {
     opts.progress(`${label}: fresh install and run`);
     const r = await freshRun(setup, decide);
+    command ??= r.command;
     const diff = reference ? differences(reference.outcome, r.outcome) : [];
     const run: RunRecord = { role, variation: r.shape.settings, outcome: r.outcome, matches: diff.length === 0, differences: diff, durationMs: r.durationMs, installMs: r.installMs };
+    if (r.traced) {
+      run.traced = r.traced;
+      if (referenceLoaded) run.loadedDifferences = loadedDifferences(referenceLoaded, r.traced.loaded);
+    }
     opts.progress(`${label}: ${outcomeLine(r.outcome)}${reference ? (run.matches ? ', matches the reference' : `, differs (${diff.slice(0, 3).join('; ')})`) : ''}`);
     await opts.onRun?.(run);
     return run;
@@ -108,15 +136,16 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
         opts.asOf ? shapeOf([], ['dependency-drift'], context(0, facts)) : emptyShape(),
       );
       if (refRun.outcome.status === 'not-started') {
-        throw new EnvproofError(`the test command never started in the sandbox (${refRun.outcome.note ?? 'no program ran'}): ${opts.command}`, 'check the command given with --cmd; inside the environment, python, node, go etc. are the project\'s own');
+        throw new EnvproofError(`the test command never started in the sandbox (${refRun.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd; inside the environment, python, node, go etc. are the project\'s own');
       }
       reference = { source: 'first-run', recordedAt: referenceDate.toISOString(), outcome: refRun.outcome };
+      referenceLoaded = refRun.traced?.loaded;
       runs.push(refRun);
     }
     const reruns: RunRecord[] = [];
     for (let i = 0; i < opts.k; i++) reruns.push(await record('rerun', `re-run ${i + 1}/${opts.k}`, (facts) => shapeOf(opts.vary, [], context(i, facts))));
     if (fileRef && reruns.every((r) => r.outcome.status === 'not-started')) {
-      throw new EnvproofError(`the test command never started in the sandbox (${reruns[0]!.outcome.note ?? 'no program ran'}): ${opts.command}`, 'check the command given with --cmd');
+      throw new EnvproofError(`the test command never started in the sandbox (${reruns[0]!.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd');
     }
     runs.push(...reruns);
     const rate = reproductionRate(reruns.map((r) => r.matches));
@@ -125,13 +154,14 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       schemaVersion: REPRO_SCHEMA_VERSION,
       tool: { name: 'envproof', version: TOOL_VERSION },
       project: dir,
-      command: opts.command,
+      command: command ?? '(the entry point)',
       kind: kind.id,
       sandbox: resolveBackend(opts.backend).backend,
       verdict,
       rate,
       k: opts.k,
       vary: [...opts.vary],
+      ...(opts.tracer ? { tracer: opts.tracer } : {}),
       reference,
       runs,
       notes,

@@ -28,6 +28,13 @@ export function renderReproText(report: ReproReport): string {
     '',
     `verdict ${report.verdict}   rate ${report.rate.toFixed(2)} (${Math.round(report.rate * report.k)}/${report.k} re-runs match)`,
   ];
+  if (report.tracer) {
+    const compared = report.runs.filter((r) => r.loadedDifferences);
+    const drifted = compared.filter((r) => r.loadedDifferences!.length);
+    const summary = compared.length === 0 ? 'no reference run to compare what was loaded with' : drifted.length ? `${drifted.length} of ${compared.length} re-runs loaded other packages than the reference run` : 'every re-run loaded what the reference run loaded';
+    lines.push('', `traced (--tracer ${report.tracer}): ${summary}`);
+    for (const r of drifted) lines.push(`  run ${report.runs.indexOf(r) + 1}: ${r.loadedDifferences!.join(', ')}`);
+  }
   if (report.causes) {
     lines.push('', report.causes.length ? 'Causes' : 'Causes: none (reproducible)');
     for (const c of report.causes) lines.push(`  ${pad(c.factor, 17)} ${pad(c.category, 21)} ${c.evidence}`);

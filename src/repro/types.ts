@@ -46,6 +46,13 @@ export interface FactorSetting {
   note?: string;
 }
 
+/** What a traced run loaded: D3 as `name version` (the project's own packages left out), and how it was traced. */
+export interface LoadedSet {
+  tracer: 'fast' | 'strace';
+  loaded: string[];
+  notes: string[];
+}
+
 export interface RunRecord {
   /** What this run changed from the default environment (empty: the default environment). */
   variation: FactorSetting[];
@@ -59,6 +66,10 @@ export interface RunRecord {
   durationMs: number;
   /** Wall-clock time of the fresh install before it. */
   installMs: number;
+  /** With --tracer: what the run loaded. */
+  traced?: LoadedSet;
+  /** With --tracer, when the reference run was traced too: how the loaded set differs from the reference run's. */
+  loadedDifferences?: string[];
 }
 
 export type Verdict = 'reproducible' | 'flaky' | 'broken';
@@ -99,6 +110,8 @@ export interface ReproReport {
   rate: number;
   k: number;
   vary: FactorId[];
+  /** The tracer of every run (--tracer); absent: the runs were not traced. */
+  tracer?: 'auto' | 'fast' | 'strace';
   reference: Reference;
   runs: RunRecord[];
   /** Present with --attribute: empty for a reproducible project. */

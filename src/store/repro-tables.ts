@@ -23,6 +23,10 @@ export interface ReproInstanceRow {
   causes: Cause[] | null;
 }
 
+/**
+ * `patched`: the project as the evaluation recorded it (a corpus's patched checkout, or the final project of an
+ * `envproof run`); `baseline`: a corpus instance's unpatched checkout.
+ */
 export type ReproArm = 'patched' | 'baseline';
 
 type InstanceStart = Pick<ReproInstanceRow, 'corpus' | 'instanceId' | 'repo' | 'commit' | 'command' | 'recordedAt' | 'rerunAt' | 'k'>;
@@ -43,10 +47,17 @@ const RUN_COLUMNS = ['corpus', 'instance_id', 'seq', 'arm', 'role', 'variation',
 
 const INSTANCE_WHERE = 'corpus = ? AND instance_id = ?';
 
+/**
+ * The corpus name of `envproof run --repro`: one instance per run key (instance id `JSON.stringify([agent,
+ * language, taskId, trial])`), its commit the final attempt's tree hash. A corpus file's name is an absolute path,
+ * so it never collides.
+ */
+export const RUN_CORPUS = 'envproof run';
+
 const BEGIN = `INSERT INTO repro_instances (${START_FIELDS.map((f) => INSTANCE_COLUMNS[f]).join(', ')}, status, updated_at)
 VALUES (${START_FIELDS.map(() => '?').join(', ')}, 'running', ?)`;
 
-const FINISH = `UPDATE repro_instances SET status = 'done', ${RESULT_FIELDS.map((f) => `${INSTANCE_COLUMNS[f]} = ?`).join(', ')}, updated_at = ?
+const FINISH = `UPDATE repro_instances SET status = 'done', ${RESULT_FIELDS.map((f) => `${INSTANCE_COLUMNS[f]} = ?`).join(', ')}, command = COALESCE(?, command), updated_at = ?
 WHERE ${INSTANCE_WHERE}`;
 
 // A run's number is the count of the instance's runs so far, counted by the statement itself.
@@ -79,9 +90,10 @@ export class ReproTables {
     return this.db.run(ADD_RUN, params);
   }
 
-  finish(corpus: string, instanceId: string, r: InstanceResult): Promise<void> {
+  /** `command`: the command that ran, when it was known only once the runs had started (an entry point). */
+  finish(corpus: string, instanceId: string, r: InstanceResult & { command?: string }): Promise<void> {
     const values: SqlValue[] = RESULT_FIELDS.map((f) => (f === 'causes' ? jsonOrNull(r.causes ?? []) : r[f]));
-    return this.db.run(FINISH, [...values, new Date().toISOString(), corpus, instanceId]);
+    return this.db.run(FINISH, [...values, r.command ?? null, new Date().toISOString(), corpus, instanceId]);
   }
 
   async status(corpus: string, instanceId: string): Promise<'running' | 'done' | undefined> {
@@ -89,11 +101,17 @@ export class ReproTables {
     return row?.status;
   }
 
-  /** Finished instances, all corpora or one. */
+  /** One instance, whatever its status. */
+  async instance(corpus: string, instanceId: string): Promise<ReproInstanceRow | undefined> {
+    const [row] = await this.db.all<Record<string, unknown>>(`SELECT * FROM repro_instances WHERE ${INSTANCE_WHERE}`, [corpus, instanceId]);
+    return row && instanceFromRow(row);
+  }
+
+  /** Finished instances: of one corpus, or of every corpus file (not `envproof run`'s, which are runs, not patches). */
   async instances(corpus?: string): Promise<ReproInstanceRow[]> {
     const rows = await this.db.all<Record<string, unknown>>(
-      `SELECT * FROM repro_instances WHERE status = 'done'${corpus === undefined ? '' : ' AND corpus = ?'} ORDER BY corpus, instance_id`,
-      corpus === undefined ? [] : [corpus],
+      `SELECT * FROM repro_instances WHERE status = 'done' AND corpus ${corpus === undefined ? '<>' : '='} ? ORDER BY corpus, instance_id`,
+      [corpus ?? RUN_CORPUS],
     );
     return rows.map(instanceFromRow);
   }

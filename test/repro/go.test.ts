@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assertCause, reproFixture, settingOf } from './helpers.js';
 
-// Go runs in the C/C++ environment with Debian's Go (golang-go) added, in the bwrap sandbox like the others.
+// Go runs in the Go environment (the audit's toolchain and module cache), in the bwrap sandbox like the others.
 describe('repro: Go fixtures (go test -json), one per cause', () => {
   test('timezone', async () => {
     const r = await reproFixture('go-timezone', 'go test ./...', ['timezone', 'cpus']);
@@ -23,7 +23,7 @@ describe('repro: Go fixtures (go test -json), one per cause', () => {
   });
 
   test('PATH-dependent tool lookup', async () => {
-    assertCause(await reproFixture('go-path', 'go test ./...', ['path']), 'path', 'implicit-environment', 'TestGitFromTheSystem: passed → failed');
+    assertCause(await reproFixture('go-path', 'go test ./...', ['path']), 'path', 'implicit-environment', 'TestCompilerFromTheSystem: passed → failed');
   });
 
   test('a date-dependent test: libfaketime cannot shift Go\'s clock, and the report says so', async () => {
