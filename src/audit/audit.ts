@@ -207,7 +207,7 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
     const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, tracer: opts.tracer, progress: opts.progress });
     clock.lap('prepare');
     if (module.declaredInEnvironment) {
-      declared = await module.declaredInEnvironment(projectDir, ctx);
+      declared = await module.declaredInEnvironment(projectDir, ctx, declared);
       recordDeclared();
       clock.lap('analysis');
     }

@@ -58,6 +58,12 @@ export interface DeclaredResult {
   own?: string[];
   /** Programs the build looks for (CMake's PkgConfig, Git, Doxygen, ...): declared, but not library dependencies. */
   buildTools?: Dependency[];
+  /**
+   * What the reading assumed about the environment the project will run in, where D1 depends on it: each value it
+   * read, by name (Python: the environment-marker variables its markers compared, as assumed before the
+   * environment existed). An environment whose values agree gives the same D1, so it is not read again.
+   */
+  assumedEnvironment?: Record<string, string>;
 }
 
 export interface GapSets {

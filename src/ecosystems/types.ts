@@ -94,10 +94,11 @@ export interface EcosystemModule<Details = unknown> extends EcosystemFacts {
   /** D1, from the project directory on the host. Entries it cannot interpret are skipped with a reason. */
   extractDeclared(projectDir: string): Promise<DeclaredResult>;
   /**
-   * D1 again, now that the environment exists, where what is declared depends on it (Python's environment
-   * markers are evaluated for the environment's own interpreter). Optional.
+   * D1 as the environment makes it, now that it exists, where what is declared depends on it (Python's environment
+   * markers are evaluated for the environment's own interpreter). Given D1 as read before (`declared`), it reads
+   * the manifest again only where the environment differs from what that reading assumed. Optional.
    */
-  declaredInEnvironment?(projectDir: string, ctx: AuditContext): Promise<DeclaredResult>;
+  declaredInEnvironment?(projectDir: string, ctx: AuditContext, declared?: DeclaredResult): Promise<DeclaredResult>;
   /**
    * D2: install into a fresh private environment. The audit gives D1 as it read it, so that no ecosystem parses the
    * manifest again (a direct caller may leave it out). Throws InstallError on failure.

@@ -16,7 +16,7 @@ import { EnvproofError } from '../../core/errors.js';
 import type { DeclaredResult, Dependency } from '../../core/types.js';
 import { pep503 } from '../../core/names.js';
 import { localProjectName } from './local-project.js';
-import { DEFAULT_MARKER_ENV, type MarkerEnvironment } from './markers.js';
+import { DEFAULT_MARKER_ENV, recordingMarkerEnv, type MarkerEnvironment } from './markers.js';
 import { readPyproject } from './pyproject.js';
 import { readRequirements } from './requirements.js';
 
@@ -42,14 +42,20 @@ function firstPerName(deps: readonly Dependency[], notes: string[]): Dependency[
 }
 
 export async function extractPythonDeclared(projectDir: string, opts: PythonDeclaredOptions = {}): Promise<DeclaredResult> {
-  const result = await readDeclared(projectDir, opts);
+  const assumed: Record<string, string> = {};
+  const result = await readDeclared(projectDir, recordingMarkerEnv({ ...(opts.markerEnv ?? DEFAULT_MARKER_ENV) }, assumed));
   // The project's own distribution (what `pip install .` or `-e .` makes of it) is never its own dependency.
   const own = await localProjectName(projectDir);
-  return own ? { ...result, own: [pep503(own)] } : result;
+  return { ...result, ...(own ? { own: [pep503(own)] } : {}), assumedEnvironment: assumed };
 }
 
-async function readDeclared(projectDir: string, opts: PythonDeclaredOptions): Promise<DeclaredResult> {
-  const ctx = { projectDir: path.resolve(projectDir), markerEnv: opts.markerEnv ?? DEFAULT_MARKER_ENV };
+/** Whether `env` gives every marker variable the reading compared the value it assumed: then D1 is the same. */
+export function agreesWithAssumptions(declared: DeclaredResult, env: MarkerEnvironment): boolean {
+  return Object.entries(declared.assumedEnvironment ?? {}).every(([name, value]) => (env as unknown as Record<string, string>)[name] === value);
+}
+
+async function readDeclared(projectDir: string, markerEnv: MarkerEnvironment): Promise<DeclaredResult> {
+  const ctx = { projectDir: path.resolve(projectDir), markerEnv };
   const requirementsTxt = path.join(ctx.projectDir, 'requirements.txt');
   const pyprojectToml = path.join(ctx.projectDir, 'pyproject.toml');
 

@@ -4,7 +4,7 @@ import { tail } from '../../core/process.js';
 import type { DeclaredResult, Dependency } from '../../core/types.js';
 import { traceRun } from '../../trace/index.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice, TracedDependency } from '../types.js';
-import { extractPythonDeclared } from './declared.js';
+import { agreesWithAssumptions, extractPythonDeclared } from './declared.js';
 import { findPythonEntry } from './entry.js';
 import { MARKER_ENV_SCRIPT, markerEnvironmentFromJson } from './markers.js';
 import { installedDiff, pipInstall, venvDir, venvEnv, venvPython } from './pip.js';
@@ -70,12 +70,16 @@ export const pythonEcosystem: EcosystemModule<PythonInstallDetails> = {
 
   extractDeclared: (projectDir) => extractPythonDeclared(projectDir),
 
-  async declaredInEnvironment(projectDir, ctx) {
+  // The manifest is read again only where a marker compares a variable whose value the environment's interpreter
+  // gives otherwise than the first reading assumed (most manifests have no marker, or none that differs).
+  async declaredInEnvironment(projectDir, ctx, declared) {
     const r = await ctx.sandbox.exec({ argv: ['python3', '-c', MARKER_ENV_SCRIPT], cwd: ctx.envDir, timeoutMs: 60_000, network: false });
     const markerEnv = r.exitCode === 0 ? markerEnvironmentFromJson(r.stdout) : undefined;
-    const declared = await extractPythonDeclared(projectDir, markerEnv ? { markerEnv } : {});
-    if (!markerEnv) declared.notes.push('the environment\'s interpreter did not report its marker values: markers were evaluated for CPython 3.11 on Linux');
-    return declared;
+    if (!markerEnv) {
+      const read = declared ?? (await extractPythonDeclared(projectDir));
+      return { ...read, notes: [...read.notes, 'the environment\'s interpreter did not report its marker values: markers were evaluated for CPython 3.11 on Linux'] };
+    }
+    return declared && agreesWithAssumptions(declared, markerEnv) ? declared : extractPythonDeclared(projectDir, { markerEnv });
   },
 
   async install(ctx, declared): Promise<InstallResult<PythonInstallDetails>> {

@@ -38,6 +38,25 @@ export const DEFAULT_MARKER_ENV: Readonly<MarkerEnvironment> = Object.freeze({
   extra: '',
 });
 
+/**
+ * `env` as the markers see it, recording in `read` every variable a marker compares (with the value it was given):
+ * what a reading of the manifest assumed about the interpreter.
+ */
+export function recordingMarkerEnv(env: MarkerEnvironment, read: Record<string, string>): MarkerEnvironment {
+  return new Proxy(env, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof key === 'string' && typeof value === 'string') read[key] = value;
+      return value;
+    },
+  });
+}
+
+/** `env` for the markers of an extra's dependencies: `extra` set, every other variable read through `env`. */
+export function withExtra(env: MarkerEnvironment, extra: string): MarkerEnvironment {
+  return Object.assign(Object.create(env) as MarkerEnvironment, { extra });
+}
+
 /** Python code that prints the running interpreter's MarkerEnvironment as JSON (for markerEnvironmentFromJson). */
 export const MARKER_ENV_SCRIPT = [
   'import json, os, platform, sys',

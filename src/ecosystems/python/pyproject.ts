@@ -10,7 +10,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { EnvproofError } from '../../core/errors.js';
 import { pep503 } from '../../core/names.js';
 import type { Dependency, SkippedEntry } from '../../core/types.js';
-import type { MarkerEnvironment } from './markers.js';
+import { withExtra, type MarkerEnvironment } from './markers.js';
 import { parseSpecifierSet, parseVersion, specifierContains } from './pep440.js';
 import { interpretNamed, interpretRequirement, markerExclusion, redactCredentials, skippedEntry, type Interpretation } from './pep508.js';
 import { readManifestText } from './read-manifest.js';
@@ -295,7 +295,7 @@ export async function readPyproject(file: string, label: string, ctx: PyprojectC
   if (groups) readDependencyGroups(groups, label, ctx.markerEnv, out);
   for (const [extra, items] of Object.entries(asTable(project?.['optional-dependencies']) ?? {})) {
     const key = `project.optional-dependencies.${extra}`;
-    const env = { ...ctx.markerEnv, extra: pep503(extra) };
+    const env = withExtra(ctx.markerEnv, pep503(extra));
     pep508List(stringList(items, label, key), key, label, env, out, `optional:${pep503(extra)}`);
   }
   return out.result;
