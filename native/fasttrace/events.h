@@ -21,6 +21,7 @@ enum ft_kind {
 	FT_FCHDIR = 5, /* tid changed directory to the directory in the components */
 	FT_FORK = 6,   /* tid created aux */
 	FT_EXIT = 7,   /* tid ended; aux is its exit code as wait(2) reports it */
+	FT_DONE = 8,   /* the run's last process (tid) ended; kept by the user-space part, which ends the run */
 	/* Written by the user-space part, not by the kernel: */
 	FT_READY = 16, /* the tracer is attached; aux is the page size of the ring buffer */
 	FT_GATE = 17,  /* the run's gate is registered (path: the error when it could not be) */

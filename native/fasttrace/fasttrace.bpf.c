@@ -70,13 +70,18 @@ struct {
 	__type(value, __u32);
 } gates SEC(".maps");
 
-/* Per run, how many records could not be sent (ring buffer full, too many processes). */
+/* Per run (registered by user space with its gate). */
+struct run_state {
+	__u64 lost; /* records that could not be sent (ring buffer full, too many processes) */
+	__s64 live; /* processes of the run's tree that have not ended */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u32);
-	__type(value, __u64);
-} lost SEC(".maps");
+	__type(value, struct run_state);
+} runs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -94,9 +99,17 @@ struct {
 
 static __always_inline void count_lost(__u32 run)
 {
-	__u64 *n = bpf_map_lookup_elem(&lost, &run);
-	if (n)
-		__sync_fetch_and_add(n, 1);
+	struct run_state *s = bpf_map_lookup_elem(&runs, &run);
+	if (s)
+		__sync_fetch_and_add(&s->lost, 1);
+}
+
+/* Adds a process to its run's count. */
+static __always_inline void count_started(__u32 run)
+{
+	struct run_state *s = bpf_map_lookup_elem(&runs, &run);
+	if (s)
+		__sync_fetch_and_add(&s->live, 1);
 }
 
 static __always_inline struct record *new_record(void)
@@ -112,7 +125,7 @@ static __always_inline struct record *new_record(void)
 	return r;
 }
 
-static __always_inline void send(struct record *r, __u32 run, __u32 tid, __u8 kind)
+static __always_inline void submit(struct record *r, __u32 run, __u32 tid, __u8 kind, __u64 wake)
 {
 	__u64 size = sizeof(r->h) + r->h.dir_len + r->h.path_len + 1;
 	if (size > sizeof(*r))
@@ -121,9 +134,13 @@ static __always_inline void send(struct record *r, __u32 run, __u32 tid, __u8 ki
 	r->h.run = run;
 	r->h.tid = tid;
 	r->h.kind = kind;
-	__u64 wake = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	if (bpf_ringbuf_output(&events, r, size, wake))
 		count_lost(run);
+}
+
+static __always_inline void send(struct record *r, __u32 run, __u32 tid, __u8 kind)
+{
+	submit(r, run, tid, kind, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 static __always_inline struct task_state *recording_task(__u32 tid)
@@ -346,6 +363,24 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/*
+ * Removes an ended process from its run; after the run's last one, tells user space at once (a forced
+ * wake-up) that the run is over: nothing can join it any more, since its gate is used.
+ */
+static __always_inline void end_task(__u32 tid, __u32 run)
+{
+	if (bpf_map_delete_elem(&tracked, &tid))
+		return;
+	struct run_state *s = bpf_map_lookup_elem(&runs, &run);
+	if (!s || __sync_fetch_and_add(&s->live, -1) != 1)
+		return;
+	struct record *r = new_record();
+	if (!r)
+		return;
+	r->data[0] = 0;
+	submit(r, run, tid, FT_DONE, BPF_RB_FORCE_WAKEUP);
+}
+
 static __always_inline int arm_if_gate(struct task_struct *p, struct linux_binprm *bprm)
 {
 	struct inode *inode = BPF_CORE_READ(bprm, file, f_inode);
@@ -360,6 +395,7 @@ static __always_inline int arm_if_gate(struct task_struct *p, struct linux_binpr
 		count_lost(t.run);
 		return 0;
 	}
+	count_started(t.run);
 	struct record *r = new_record();
 	if (r) {
 		r->data[0] = 0;
@@ -377,10 +413,16 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (!found)
 		return arm_if_gate(p, bprm);
 	struct task_state t = { .run = found->run, .recording = 1 };
-	if (old != tid)
-		bpf_map_delete_elem(&tracked, &old);
+	/*
+	 * A thread other than the leader exec'd: it takes the leader's id, which ended just before. Adding the
+	 * new entry before removing the old keeps the run's count above zero meanwhile.
+	 */
 	if (bpf_map_update_elem(&tracked, &tid, &t, BPF_ANY))
 		count_lost(t.run);
+	else if (old != tid)
+		count_started(t.run);
+	if (old != tid)
+		end_task(old, t.run);
 
 	struct record *at = bpf_map_lookup_elem(&pending, &old);
 	struct record *r = at ? at : new_record();
@@ -415,6 +457,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		count_lost(t.run);
 		return 0;
 	}
+	count_started(t.run);
 	if (!t.recording)
 		return 0;
 	struct record *r = new_record();
@@ -436,15 +479,15 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (!found)
 		return 0;
 	struct task_state t = *found;
-	bpf_map_delete_elem(&tracked, &tid);
 	bpf_map_delete_elem(&pending, &tid);
-	if (!t.recording)
-		return 0;
-	struct record *r = new_record();
-	if (!r)
-		return 0;
-	r->data[0] = 0;
-	r->h.aux = BPF_CORE_READ(p, exit_code);
-	send(r, t.run, tid, FT_EXIT);
+	if (t.recording) {
+		struct record *r = new_record();
+		if (r) {
+			r->data[0] = 0;
+			r->h.aux = BPF_CORE_READ(p, exit_code);
+			send(r, t.run, tid, FT_EXIT);
+		}
+	}
+	end_task(tid, t.run);
 	return 0;
 }

@@ -7,6 +7,8 @@
  *   kill RUN        kill every process of run RUN (with SIGKILL)
  *   end RUN         kill what is left of run RUN, then forget it; answered by FT_END once every record of
  *                   the run has been written
+ * A run whose last process ended is forgotten and answered by FT_END at once, without waiting for `end`
+ * (which then does nothing): envproof learns that the run is over as soon as the kernel does.
  * Records (events.h) go to stdout, in the order the kernel produced them, the answers among them.
  *
  * Usage: envproof-fasttrace [--ring-pages N]   (N a power of two; the default ring is 16 MiB)
@@ -30,6 +32,11 @@ struct gate_key {
 	unsigned long long ino;
 	unsigned int dev;
 	unsigned int pad;
+};
+
+struct run_state { /* as the kernel part's */
+	unsigned long long lost;
+	long long live;
 };
 
 /* While runs are traced, records are read at least this often (the kernel part wakes the reader only when many wait). */
@@ -77,9 +84,17 @@ static void answer(unsigned char kind, unsigned int run, unsigned int aux, const
 	flush_out();
 }
 
+/* Runs whose last process ended, seen in the records being read (more wait for their `end`). */
+static unsigned int done_runs[64];
+static int done_count;
+
 static int on_record(void *ctx __attribute__((unused)), void *data, size_t size)
 {
-	put(data, size);
+	const struct ft_header *h = data;
+	if (h->kind != FT_DONE)
+		put(data, size);
+	else if (done_count < (int)(sizeof(done_runs) / sizeof(done_runs[0])))
+		done_runs[done_count++] = h->run;
 	return 0;
 }
 
@@ -93,7 +108,7 @@ static struct gate_key gate_of(const struct stat *st)
 static void register_gate(unsigned int run, const char *path)
 {
 	struct stat st;
-	unsigned long long zero = 0;
+	struct run_state fresh = { 0 };
 	char message[512];
 	if (stat(path, &st) != 0) {
 		snprintf(message, sizeof(message), "cannot stat the gate %s: %s", path, strerror(errno));
@@ -101,7 +116,7 @@ static void register_gate(unsigned int run, const char *path)
 		return;
 	}
 	struct gate_key key = gate_of(&st);
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.lost), &run, &zero, BPF_ANY) ||
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.runs), &run, &fresh, BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(skel->maps.gates), &key, &run, BPF_ANY)) {
 		snprintf(message, sizeof(message), "cannot register the gate: %s", strerror(errno));
 		answer(FT_GATE, run, 1, message);
@@ -157,17 +172,33 @@ static void forget(unsigned int run)
 	}
 }
 
+/* Forgets a run and answers FT_END with how many of its records were lost, unless it was forgotten already. */
+static void finish_run(unsigned int run)
+{
+	int fd = bpf_map__fd(skel->maps.runs);
+	struct run_state state;
+	if (bpf_map_lookup_elem(fd, &run, &state) != 0)
+		return;
+	forget(run);
+	bpf_map_delete_elem(fd, &run);
+	active_runs--;
+	answer(FT_END, run, state.lost > 0xffffffffULL ? 0xffffffffU : (unsigned int)state.lost, "");
+}
+
+/* Passes on the records waiting in the ring, then ends the runs whose last process ended. */
+static void drain(struct ring_buffer *rb)
+{
+	ring_buffer__consume(rb);
+	for (int i = 0; i < done_count; i++)
+		finish_run(done_runs[i]);
+	done_count = 0;
+}
+
 static void end_run(struct ring_buffer *rb, unsigned int run)
 {
-	unsigned long long lost = 0;
 	kill_all(run);
-	ring_buffer__consume(rb);
-	forget(run);
-	if (active_runs > 0)
-		active_runs--;
-	bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &run, &lost);
-	bpf_map_delete_elem(bpf_map__fd(skel->maps.lost), &run);
-	answer(FT_END, run, lost > 0xffffffffULL ? 0xffffffffU : (unsigned int)lost, "");
+	drain(rb);
+	finish_run(run);
 }
 
 /* Reads and runs the complete command lines available on stdin; false at its end. */
@@ -246,10 +277,10 @@ int main(int argc, char **argv)
 		if (n < 0)
 			return 1;
 		if (n == 0)
-			ring_buffer__consume(rb);
+			drain(rb);
 		for (int i = 0; i < n; i++) {
 			if (ready[i].data.fd == 0)
-				ring_buffer__consume(rb);
+				drain(rb);
 			else if (!read_commands(rb)) {
 				flush_out();
 				return 0;

@@ -21,9 +21,11 @@ export interface DaemonRun {
   kill(): void;
   /**
    * Kills what is left of the run and forgets it, once every record of it has been delivered; resolves with
-   * how many were lost.
+   * how many were lost. The tracer ends a run by itself when its last process ends: then nothing is asked.
    */
   end(): Promise<number>;
+  /** Settles like `end`, once the run is over: its last process ended, or `end` was asked. */
+  readonly over: Promise<number>;
 }
 
 const START_TIMEOUT_MS = 60_000;
@@ -87,17 +89,19 @@ export class FastTraceDaemon {
       this.listeners.delete(run);
       throw err;
     }
+    let ended = false;
+    const over = this.expect(RecordKind.end, run).finally(() => {
+      ended = true;
+      this.listeners.delete(run);
+    });
+    over.catch(() => {}); // awaited by `end`, which is always called, but perhaps after the daemon failed
     return {
       kill: () => this.send(`kill ${run}`),
-      end: async () => {
-        const ended = this.expect(RecordKind.end, run);
-        this.send(`end ${run}`);
-        try {
-          return await ended;
-        } finally {
-          this.listeners.delete(run);
-        }
+      end: () => {
+        if (!ended) this.send(`end ${run}`);
+        return over;
       },
+      over,
     };
   }
 
