@@ -5,7 +5,7 @@
  */
 import { EnvproofError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
-import type { ExecResult } from '../../sandbox/types.js';
+import type { ExecResult, Sandbox } from '../../sandbox/types.js';
 import { placeGate } from '../gate.js';
 import { programOutcome, startFailure } from '../outcome.js';
 import { STRAGGLER_CHECK_MS } from '../reap.js';
@@ -22,6 +22,13 @@ export class IncompleteTraceError extends Error {
   }
 }
 
+type ReadTrace = { seen: ReturnType<FastTraceCollector['result']>; files: Set<string> };
+
+function readTrace(collector: FastTraceCollector, sandbox: Sandbox): ReadTrace {
+  const seen = collector.result();
+  return { seen, files: withSymlinkTargets(seen.files, (p) => sandbox.toHost(p)) };
+}
+
 /** The fast tracer served by `daemon` (by default the one this process shares). */
 export function fastTracer(daemon: () => Promise<FastTraceDaemon> = sharedDaemon): Tracer {
   return async (sandbox, req) => {
@@ -30,8 +37,12 @@ export function fastTracer(daemon: () => Promise<FastTraceDaemon> = sharedDaemon
     const gate = await placeGate(sandbox);
     let run: ExecResult;
     let lost: number;
+    let trace: Promise<ReadTrace>;
     try {
       const traced = await tracer.open(gate.host, (r) => collector.push(r));
+      // The run is usually over before the exec returns (the sandbox's own processes still end): read it meanwhile.
+      trace = traced.over.then(() => readTrace(collector, sandbox));
+      trace.catch(() => {}); // `end` reports the same failure
       // A process that left the process group keeps the output pipes open, so the exec would not return at its
       // time limit: once past it, the run's processes are killed. When it returns, `end` kills what is left.
       const started = Date.now();
@@ -52,7 +63,7 @@ export function fastTracer(daemon: () => Promise<FastTraceDaemon> = sharedDaemon
     } finally {
       void gate.remove(); // not awaited: nothing depends on it, and the work directory goes in the end
     }
-    const seen = collector.result();
+    const { seen, files } = await trace;
     if (!seen.gateRan) {
       if (run.spawnError) throw new EnvproofError(`the ${sandbox.backend} sandbox could not be started: ${run.spawnError}`);
       throw new EnvproofError(`the ${sandbox.backend} sandbox did not start the traced program`, undefined, tail(run.stderr));
@@ -60,7 +71,7 @@ export function fastTracer(daemon: () => Promise<FastTraceDaemon> = sharedDaemon
     if (lost + seen.incomplete > 0) throw new IncompleteTraceError(lost + seen.incomplete);
     return {
       run: programOutcome(run, { started: seen.programStarted, end: seen.rootEnd }, () => startFailure(run.stderr, 'envproof-gate: ')),
-      files: withSymlinkTargets(seen.files, (p) => sandbox.toHost(p)),
+      files,
       execs: seen.execs,
       tracer: 'fast',
       notes: [],
