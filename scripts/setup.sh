@@ -48,9 +48,11 @@ if [ -e /sys/kernel/btf/vmlinux ]; then
   want bpftool bpftool
   want_deb libbpf-dev
 fi
-# envproof repro's clock variation (test/repro): libfaketime on the host (--sandbox host); the sandboxes add the
-# same Debian package to their environments themselves (a derived environment, built on first use).
+# envproof repro's clock and locale variations (test/repro): libfaketime and the locale sources localedef compiles
+# from, on the host (--sandbox host); the sandboxes add the same Debian packages to their environments themselves
+# (a derived environment, built on first use).
 want_deb faketime
+want_deb locales
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"

@@ -40,6 +40,10 @@ export interface RunShape {
   extraPathEntry: boolean;
   /** HOME elsewhere: this directory name under the work directory. */
   homeName?: string;
+  /** A locale the run varies to, compiled where the program runs (the environments have only C.UTF-8). */
+  locale?: string;
+  /** Show the program this many CPUs (besides the affinity taskset sets), where the sandbox can. */
+  visibleCpus?: number;
   /** The clock libfaketime gives, and the time (ms since 1970) a program should read right after start. */
   clock?: { faketime: string; expectMs: number };
   settings: FactorSetting[];
@@ -126,6 +130,7 @@ export function applyFactor(factor: FactorId, mode: 'varied' | 'pinned', ctx: Fa
     case 'locale': {
       const lang = mode === 'pinned' ? 'C.UTF-8' : LOCALES[i % LOCALES.length]!;
       Object.assign(shape.env, { LANG: lang, LC_ALL: lang });
+      if (mode === 'varied') shape.locale = lang;
       return add(setting(factor, mode, `LANG=LC_ALL=${lang}`));
     }
     case 'clock': {
@@ -153,7 +158,8 @@ export function applyFactor(factor: FactorId, mode: 'varied' | 'pinned', ctx: Fa
     case 'cpus':
       if (mode === 'pinned') return add(setting(factor, mode, 'every CPU'));
       shape.prefix.push('taskset', '--cpu-list', '0');
-      return add(setting(factor, mode, 'one CPU (taskset --cpu-list 0)'));
+      shape.visibleCpus = 1;
+      return add(setting(factor, mode, 'one CPU (taskset --cpu-list 0; in bwrap also the CPU lists under /sys and /proc/stat)'));
     case 'test-order':
       return add(orderSetting(mode, mode === 'pinned' ? 0 : 1000 + i, ctx, shape));
     case 'hash-seed': {

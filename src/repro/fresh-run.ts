@@ -13,6 +13,7 @@ import type { ExecRequest, ExecResult, Sandbox } from '../sandbox/types.js';
 import { traceRun, type TracerChoice } from '../trace/index.js';
 import { FAKETIME_LIBRARY, type RunShape } from './factors.js';
 import type { ProjectKind } from './kinds.js';
+import { checkClock, checkCpus, provideLocale } from './run-checks.js';
 import { readResults, reportRequest, withRunnerArgs, type RunnerMatch } from './outcomes/runners.js';
 import type { LoadedSet, Outcome } from './types.js';
 
@@ -99,14 +100,6 @@ function statusOf(r: ExecResult): Outcome['status'] {
   return r.exitCode === 0 ? 'pass' : 'fail';
 }
 
-/** Reads the time a clock probe printed; undefined when it printed none. */
-function probedMs(r: ExecResult): number | undefined {
-  const s = Number(r.stdout.trim().split('\n').at(-1));
-  return r.exitCode === 0 && Number.isFinite(s) ? s * 1000 : undefined;
-}
-
-const CLOCK_TOLERANCE_MS = 2 * 86_400_000;
-
 /** The request that runs a command (the test command, a probe) with the factors' prefix, environment and network. */
 function shapedRequest(sandbox: Sandbox, ctx: AuditContext, shape: RunShape, choiceEnv: Record<string, string>, timeoutMs: number) {
   return async (argv: readonly string[], extraEnv: Record<string, string> = {}): Promise<ExecRequest> => {
@@ -121,7 +114,7 @@ function shapedRequest(sandbox: Sandbox, ctx: AuditContext, shape: RunShape, cho
       await extraPathEntry(sandbox, extra, pathValue);
       env.PATH = `${extra}:${pathValue}`;
     }
-    return { argv: [...shape.prefix, ...argv], cwd: ctx.projectDir, env, timeoutMs, network: shape.network };
+    return { argv: [...shape.prefix, ...argv], cwd: ctx.projectDir, env, timeoutMs, network: shape.network, ...(shape.visibleCpus ? { visibleCpus: shape.visibleCpus } : {}) };
   };
 }
 
@@ -180,7 +173,9 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
     if (shape.pytestOptions.length) env.PYTEST_ADDOPTS = [env.PYTEST_ADDOPTS, ...shape.pytestOptions].filter(Boolean).join(' ');
     const request = shapedRequest(sandbox, ctx, shape, choice.env ?? {}, setup.timeoutMs);
     const exec = async (argv: readonly string[], extra?: Record<string, string>) => sandbox!.exec(await request(argv, extra));
+    if (shape.locale) await provideLocale(ctx, shape, exec);
     if (shape.clock) await checkClock(setup.kind, ctx, install, shape, exec);
+    if (shape.visibleCpus) await checkCpus(setup.kind, ctx, install, shape, exec);
     let r: ExecResult;
     let traced: LoadedSet | undefined;
     let execs: string[] = [];
@@ -230,19 +225,4 @@ async function pytestFacts(setup: RunSetup, ctx: AuditContext, install: InstallR
   const r = await ctx.sandbox.exec({ argv: choice.argv, cwd: ctx.projectDir, env: choice.env, timeoutMs: 60_000, network: false });
   const found = r.stdout.trim();
   return found === 'randomly' || found === 'random-order' ? { pytestShuffle: found } : {};
-}
-
-/** Runs the runtime's clock probe under the run's libfaketime settings; marks the clock not applied when it did not move. */
-async function checkClock(kind: ProjectKind, ctx: AuditContext, install: InstallResult, shape: RunShape, exec: (argv: readonly string[]) => Promise<ExecResult>): Promise<void> {
-  const clock = shape.clock!;
-  const choice = kind.run(await kind.clockProbe(ctx), ctx, install);
-  const seen = probedMs(await exec(choice.argv));
-  const setting = shape.settings.find((s) => s.factor === 'clock');
-  if (!setting) return;
-  if (seen === undefined) {
-    Object.assign(setting, { applied: false, note: `the ${kind.id} clock probe printed no time, so the shift could not be checked` });
-  } else if (Math.abs(seen - clock.expectMs) > CLOCK_TOLERANCE_MS) {
-    const read = new Date(seen).toISOString();
-    Object.assign(setting, { applied: false, note: `libfaketime did not shift the ${kind.id} runtime's clock (it read ${read})${kind.clockLimit ? `: ${kind.clockLimit}` : ''}` });
-  }
 }

@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { shellQuote } from '../core/shell.js';
 import type { EcosystemId } from '../core/types.js';
 import { entryPoint } from '../audit/audit.js';
 import { detectEcosystem } from '../audit/detect.js';
@@ -45,10 +46,13 @@ export interface ProjectKind {
   clockProbe(ctx: AuditContext): Promise<string>;
   /** Why the runtime cannot have its clock shifted, said when the probe shows it was not. */
   clockLimit?: string;
+  /** A shell command, run like the tests, that prints one line `<query> <count>` per usual way of asking how many CPUs there are. */
+  cpuProbe(ctx: AuditContext): Promise<string>;
   datedResolution: DatedResolution;
 }
 
-const FAKETIME = 'faketime';
+/** libfaketime for the clock; Debian's locale sources, from which a run compiles the locale it varies to. */
+const REPRO_PACKAGES = ['faketime', 'locales'];
 
 const NO_DATE: Record<string, string> = {
   java: 'Maven resolves the versions the POM names; a version range is resolved from repository metadata that Maven Central does not keep per date',
@@ -73,6 +77,14 @@ const PROBES: Record<string, (ctx: AuditContext) => Promise<string>> = {
   java: async (ctx) => `java ${await writeProbe(ctx, 'Clock.java', 'class Clock { public static void main(String[] a) { System.out.println(System.currentTimeMillis() / 1000); } }\n')}`,
   cpp: async () => 'date +%s',
   go: async (ctx) => `go run ${await writeProbe(ctx, 'clock.go', 'package main\n\nimport (\n\t"fmt"\n\t"time"\n)\n\nfunc main() { fmt.Println(time.Now().Unix()) }\n')}`,
+};
+
+const CPU_PROBES: Record<string, (ctx: AuditContext) => Promise<string>> = {
+  python: async () => `python3 -c ${shellQuote('import os; print("os.cpu_count()", os.cpu_count()); print("os.sched_getaffinity(0)", len(os.sched_getaffinity(0)))')}`,
+  javascript: async () => `node -e ${shellQuote('const os = require("os"); console.log("os.cpus()", os.cpus().length); console.log("os.availableParallelism()", os.availableParallelism())')}`,
+  java: async (ctx) => `java ${await writeProbe(ctx, 'Cpus.java', 'class Cpus { public static void main(String[] a) { System.out.println("Runtime.availableProcessors() " + Runtime.getRuntime().availableProcessors()); } }\n')}`,
+  cpp: async () => `echo "sysconf(_SC_NPROCESSORS_ONLN) $(getconf _NPROCESSORS_ONLN)"; echo "sched_getaffinity (nproc) $(nproc)"`,
+  go: async (ctx) => `go run ${await writeProbe(ctx, 'cpus.go', 'package main\n\nimport (\n\t"fmt"\n\t"runtime"\n)\n\nfunc main() { fmt.Println("runtime.NumCPU()", runtime.NumCPU()) }\n')}`,
 };
 
 /**
@@ -107,7 +119,7 @@ function kindOf(module: EcosystemModule): ProjectKind {
   return {
     id,
     language: id,
-    systemPackages: [FAKETIME],
+    systemPackages: REPRO_PACKAGES,
     install: (ctx) => module.install(ctx),
     build: async (ctx, install) => module.build?.(ctx, install),
     run: (command, ctx, install) => userRun(module, command, ctx, install),
@@ -115,6 +127,7 @@ function kindOf(module: EcosystemModule): ProjectKind {
     entry: (ctx, install, hostProject) => entryPoint(module, ctx, install, hostProject),
     attribute: (files, ctx, install) => module.attribute(files, ctx, install),
     clockProbe,
+    cpuProbe: CPU_PROBES[id]!,
     ...(id === 'go' ? { clockLimit: 'Go reads the clock from the kernel (vDSO), not through libc, so libfaketime cannot shift it' } : {}),
     datedResolution: DATED[id] ?? { supported: false, why: NO_DATE[id] ?? `${module.displayName} has no way to resolve against a registry as of a date` },
   };

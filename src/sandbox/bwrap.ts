@@ -1,4 +1,6 @@
 import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
@@ -15,11 +17,34 @@ const HOST_FILES = ['/etc/resolv.conf', '/etc/hosts', CA_BUNDLE, JAVA_CA_STORE];
 
 export type RootEntry = { name: string; symlink?: string };
 
+export interface CpuFiles {
+  cpuList: string;
+  procStat: string;
+}
+
+/** The CPU-list file's text for CPUs 0 to n-1 ("0", "0-3"). */
+export function cpuListText(n: number): string {
+  return n === 1 ? '0\n' : `0-${n - 1}\n`;
+}
+
+/** /proc/stat with only the lines of CPUs 0 to n-1 besides the totals: what libuv (Node's os.cpus()) counts. */
+export function procStatText(stat: string, n: number): string {
+  return stat
+    .split('\n')
+    .filter((line) => {
+      const m = /^cpu(\d+)\s/.exec(line);
+      return !m || Number(m[1]) < n;
+    })
+    .join('\n');
+}
+
 export interface BwrapPlan extends ProgramRun {
   rootfs: string;
   rootEntries: readonly RootEntry[];
   /** Host files bound at the same path (each exists on the host and in the rootfs). */
   hostFiles: readonly string[];
+  /** Host files shown as the CPU lists (/sys/devices/system/cpu/online and possible) and /proc/stat: fewer CPUs. */
+  cpuFiles?: CpuFiles;
   /** Switch to this uid inside, dropping every capability (only possible, and only needed, when envproof runs as root). */
   dropToUid?: number;
 }
@@ -35,6 +60,11 @@ export function bwrapArgv(plan: BwrapPlan): string[] {
   }
   // A private /dev/shm: POSIX semaphores and shared memory (Python's multiprocessing, libfaketime) need one.
   out.push('--dev', '/dev', '--proc', '/proc', '--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/dev/shm');
+  if (plan.cpuFiles) {
+    // glibc's sysconf(_SC_NPROCESSORS_ONLN/CONF) reads the CPU lists; libuv counts /proc/stat's lines (a snapshot here).
+    for (const list of ['online', 'possible']) out.push('--ro-bind', plan.cpuFiles.cpuList, `/sys/devices/system/cpu/${list}`);
+    out.push('--ro-bind', plan.cpuFiles.procStat, '/proc/stat');
+  }
   for (const f of plan.hostFiles) out.push('--ro-bind', f, f);
   // Installs may fill the caches; the traced run (no network) only reads them.
   out.push(...traversableParents(CACHE_INSIDE), plan.network ? '--bind' : '--ro-bind', plan.cacheDir, CACHE_INSIDE);
@@ -91,6 +121,8 @@ export class BwrapSandbox implements Sandbox {
    * switched to SANDBOX_UID inside, after the mounts are made.
    */
   private readonly dropToUid = sandboxUid();
+  /** Where the files of a reduced CPU count are written, made on first use. */
+  private cpuDir?: string;
 
   constructor(
     readonly language: EcosystemId,
@@ -125,6 +157,7 @@ export class BwrapSandbox implements Sandbox {
       rootfs: this.rootOnHost,
       rootEntries: this.rootEntries,
       hostFiles: this.hostFiles,
+      ...(req.visibleCpus ? { cpuFiles: await this.cpuFiles(req.visibleCpus) } : {}),
       dropToUid: this.dropToUid,
     });
     const result = await runProcess([...(req.hostWrapper ?? []), ...argv], {
@@ -133,6 +166,14 @@ export class BwrapSandbox implements Sandbox {
       maxOutputBytes: req.maxOutputBytes,
     });
     return { ...result, isolation: { networkOff: !req.network, filesystemConfined: true, ownProcessTree: true } };
+  }
+
+  private async cpuFiles(n: number): Promise<CpuFiles> {
+    this.cpuDir ??= await mkdtemp(path.join(os.tmpdir(), 'envproof-cpus-'));
+    const files = { cpuList: path.join(this.cpuDir, `cpu-list-${n}`), procStat: path.join(this.cpuDir, `proc-stat-${n}`) };
+    await writeFile(files.cpuList, cpuListText(n));
+    await writeFile(files.procStat, procStatText(await readFile('/proc/stat', 'utf8'), n));
+    return files;
   }
 
   toHost(insidePath: string): string | null {
@@ -148,6 +189,7 @@ export class BwrapSandbox implements Sandbox {
   }
 
   async dispose(): Promise<void> {
+    if (this.cpuDir) await rm(this.cpuDir, { recursive: true, force: true });
     await this.caches.dispose();
   }
 }

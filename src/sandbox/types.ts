@@ -31,6 +31,11 @@ export interface ExecRequest {
    * `supportsHostWrapper` is true.
    */
   hostWrapper?: readonly string[];
+  /**
+   * Show the program only CPUs 0 to n-1 where the backend can (bwrap: the CPU lists under /sys and /proc/stat).
+   * Affinity is not set here: the caller restricts it itself (taskset), which every backend honours.
+   */
+  visibleCpus?: number;
 }
 
 /** What isolation one program run really had, which may be less than it asked for (the host backend). */

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { describe, test } from 'node:test';
 import { assertCause, reproFixture, settingOf } from './helpers.js';
 import { startLocalRegistry } from './npm-registry.js';
@@ -11,7 +12,16 @@ describe('repro: JavaScript fixtures, one per cause, each attributed', () => {
   });
 
   test('locale (Node formats numbers by LANG through ICU)', async () => {
-    assertCause(await reproFixture('js-locale', 'node --test', ['locale']), 'locale', 'implicit-environment', 'amount: passed → failed');
+    const r = await reproFixture('js-locale', 'node --test', ['locale']);
+    assertCause(r, 'locale', 'implicit-environment', 'amount: passed → failed');
+    assert.equal(settingOf(r, 'rerun', 'locale')?.applied, true);
+  });
+
+  test('cpus: os.cpus() counts the one CPU of the /proc/stat bound in the sandbox', async () => {
+    assert.ok(availableParallelism() > 1, 'the variation shows one CPU of several: this test needs a machine with two or more');
+    const r = await reproFixture('js-cpus', 'npm test', ['cpus']);
+    assertCause(r, 'cpus', 'implicit-environment', 'runs in parallel: passed → failed');
+    assert.match(settingOf(r, 'rerun', 'cpus')?.note ?? '', /^seen as 1 by os\.cpus\(\), os\.availableParallelism\(\)$/);
   });
 
   test('a test that fails after a date: the clock, shifted by libfaketime, checked', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { assertCause, reproFixture, settingOf } from './helpers.js';
@@ -13,8 +13,22 @@ describe('repro: Python fixtures, one per cause, each attributed', () => {
     assertCause(r, 'timezone', 'implicit-environment', 'test_report::test_report_hour: passed → failed');
   });
 
-  test('locale', async () => {
-    assertCause(await reproFixture('py-locale', 'pytest -q', ['locale']), 'locale', 'implicit-environment', 'LANG=LC_ALL=de_DE.UTF-8');
+  test('locale: de_DE.UTF-8 compiled where the test runs, so the format differs rather than setlocale failing', async () => {
+    const r = await reproFixture('py-locale', 'pytest -q', ['locale']);
+    assertCause(r, 'locale', 'implicit-environment', 'LANG=LC_ALL=de_DE.UTF-8');
+    assert.match(r.causes![0]!.evidence, /test_amount::test_amount: passed → failed/);
+    // setlocale(LC_ALL, "") succeeded in the varied run: the locale existed there.
+    assert.doesNotMatch(r.causes![0]!.evidence, /test_user_locale_is_known/);
+    assert.equal(settingOf(r, 'rerun', 'locale')?.applied, true);
+  });
+
+  test('cpus: os.cpu_count() sees the one CPU (the CPU lists bound in the sandbox), recorded per query', async () => {
+    assert.ok(availableParallelism() > 1, 'the variation shows one CPU of several: this test needs a machine with two or more');
+    const r = await reproFixture('py-cpus', 'pytest -q', ['cpus']);
+    assertCause(r, 'cpus', 'implicit-environment', 'test_workers::test_runs_in_parallel: passed → failed');
+    const s = settingOf(r, 'rerun', 'cpus');
+    assert.equal(s?.applied, true);
+    assert.match(s?.note ?? '', /seen as 1 by os\.cpu_count\(\), os\.sched_getaffinity\(0\)$/);
   });
 
   test('a test that fails after a date: the clock, shifted by libfaketime, checked', async () => {

@@ -17,6 +17,8 @@ describe('repro: Maven Surefire, ctest and Vitest fixtures', () => {
     assertCause(r, 'locale', 'implicit-environment', /amount_in_user_locale: passed → failed/);
     // The classic-locale test is no victim of the locale.
     assert.doesNotMatch(r.causes![0]!.evidence, /amount_in_classic_locale/);
+    // de_DE.UTF-8 was compiled in the run: std::locale("") formatted in it rather than throwing.
+    assert.equal(settingOf(r, 'rerun', 'locale')?.applied, true);
   });
 
   test('Vitest: order-dependent tests, shuffled by --sequence.shuffle with a printed seed', async () => {

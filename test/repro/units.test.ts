@@ -146,6 +146,14 @@ describe('repro factors', () => {
     assert.deepEqual(shape.settings.map((s) => `${s.factor}:${s.mode}`).sort(), ['clock:varied', 'dependency-drift:pinned', 'locale:pinned', 'network:pinned', 'test-order:varied', 'timezone:varied']);
   });
 
+  test('a varied locale is one to compile in the run, a pinned one is not; fewer CPUs both by affinity and as seen', () => {
+    const varied = shapeOf(['locale', 'cpus'], [], { ...ctx, index: 1 });
+    assert.deepEqual([varied.locale, varied.env.LC_ALL], ['tr_TR.UTF-8', 'tr_TR.UTF-8']);
+    assert.deepEqual([varied.visibleCpus, varied.prefix], [1, ['taskset', '--cpu-list', '0']]);
+    const pinned = shapeOf([], ['locale', 'cpus'], ctx);
+    assert.deepEqual([pinned.locale, pinned.visibleCpus, pinned.prefix], [undefined, undefined, []]);
+  });
+
   test('the pinned clock starts at the reference date; a runner without a shuffle says so', () => {
     assert.equal(shapeOf([], ['clock'], ctx).clock?.faketime, '@2024-03-01 12:00:00');
     const order = shapeOf(['test-order'], [], { ...ctx, runner: 'node-test' }).settings[0]!;

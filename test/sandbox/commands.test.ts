@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EnvproofError } from '../../src/core/errors.js';
-import { bwrapArgv, rootEntriesOf, type BwrapPlan } from '../../src/sandbox/bwrap.js';
+import { bwrapArgv, cpuListText, procStatText, rootEntriesOf, type BwrapPlan } from '../../src/sandbox/bwrap.js';
 import { containerRunArgv, type ContainerRunPlan } from '../../src/sandbox/container.js';
 import { checkEngine } from '../../src/sandbox/engine.js';
 import { dockerfile, imageTag } from '../../src/sandbox/images.js';
@@ -115,6 +115,18 @@ describe('bwrap command line', () => {
     assert.ok(setpriv > argv.indexOf('--'), 'the uid switch happens inside, after the mounts');
     assert.deepEqual(argv.slice(setpriv, setpriv + 8), ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--']);
     assert.ok(!bwrapArgv(plan({ dropToUid: 65534, network: true })).includes('--unshare-net'));
+  });
+
+  it('fewer CPUs: the CPU lists and /proc/stat bound over the fresh /proc and /sys, only when asked', () => {
+    assert.ok(!bwrapArgv(plan()).some((a) => a.startsWith('/sys/')));
+    const argv = bwrapArgv(plan({ cpuFiles: { cpuList: '/t/list', procStat: '/t/stat' } }));
+    const pairs = argv.flatMap((a, i) => (a === '--ro-bind' && argv[i + 1]!.startsWith('/t/') ? [`${argv[i + 1]} ${argv[i + 2]}`] : []));
+    assert.deepEqual(pairs, ['/t/list /sys/devices/system/cpu/online', '/t/list /sys/devices/system/cpu/possible', '/t/stat /proc/stat']);
+    assert.ok(argv.indexOf('/proc/stat') > argv.indexOf('--proc'), 'bound over the mounted /proc, not under it');
+    assert.equal(cpuListText(1), '0\n');
+    assert.equal(cpuListText(4), '0-3\n');
+    const stat = 'cpu  10 0 5\ncpu0 4 0 2\ncpu1 6 0 3\ncpu10 1 0 0\nintr 99\nctxt 7';
+    assert.equal(procStatText(stat, 1), 'cpu  10 0 5\ncpu0 4 0 2\nintr 99\nctxt 7');
   });
 
   it('applies hard resource limits around bwrap, CPU time = the timeout (rounded up) on every core', () => {
