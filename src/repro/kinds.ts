@@ -5,7 +5,6 @@ import { shellQuote } from '../core/shell.js';
 import type { EcosystemId } from '../core/types.js';
 import { entryPoint } from '../audit/audit.js';
 import { detectEcosystem } from '../audit/detect.js';
-import { goEnv } from '../ecosystems/go/go-env.js';
 import { javaLayout } from '../ecosystems/java/layout.js';
 import { runMaven } from '../ecosystems/java/maven.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
@@ -88,18 +87,6 @@ const CPU_PROBES: Record<string, (ctx: AuditContext) => Promise<string>> = {
 };
 
 /**
- * A test command is a user's command in the ecosystem's environment; Go's also gets the go command's environment
- * of the install (its private module cache, GOFLAGS, GOTOOLCHAIN=local), so that `go test` finds the modules the
- * install downloaded and builds with the same toolchain as the audit, and a build cache of its own: the sandbox
- * gives runs without the network the package caches read-only, and `go test` compiles.
- */
-function userRun(module: EcosystemModule, command: string, ctx: AuditContext, install: InstallResult): RunChoice {
-  const choice = module.userRun(command, ctx, install);
-  if (module.id !== 'go') return choice;
-  return { ...choice, env: { ...goEnv(ctx.envDir), GOCACHE: path.posix.join(ctx.envDir, 'go-test-build'), ...choice.env } };
-}
-
-/**
  * The class-load log directory (every JVM the command starts logs into it), and for Surefire a first `mvn test` with
  * the network: Maven resolves its build plugins, and Surefire its test provider, only as the tests run. Its reports are removed; its outcome is not compared.
  */
@@ -122,7 +109,7 @@ function kindOf(module: EcosystemModule): ProjectKind {
     systemPackages: REPRO_PACKAGES,
     install: (ctx) => module.install(ctx),
     build: async (ctx, install) => module.build?.(ctx, install),
-    run: (command, ctx, install) => userRun(module, command, ctx, install),
+    run: (command, ctx, install) => module.userRun(command, ctx, install),
     ...(id === 'java' ? { prepareTests: prepareMavenTests } : {}),
     entry: (ctx, install, hostProject) => entryPoint(module, ctx, install, hostProject),
     attribute: (files, ctx, install) => module.attribute(files, ctx, install),

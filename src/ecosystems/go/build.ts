@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NoEntryPointError } from '../../core/errors.js';
 import type { AuditContext, InstallResult, RunChoice } from '../types.js';
-import { goDirs } from './go-env.js';
+import { goDirs, goEnv } from './go-env.js';
 import { goExec, goFailure } from './go-command.js';
 import { buildList, goDetails } from './install.js';
 import { readGoMod } from './declared.js';
@@ -81,9 +81,13 @@ export async function goBuild(ctx: AuditContext, install: InstallResult): Promis
   install.commands.push(`go ${args.join(' ')}`);
 }
 
-/** Built commands are on the PATH, so `--run "<name> args"` finds each by its name. */
+/**
+ * Built commands are on the PATH, so `--run "<name> args"` finds each by its name; a go command the user runs
+ * (`go run .`, `go test ./...`) gets the install's environment: its module cache, GOFLAGS, GOTOOLCHAIN=local and its
+ * build cache, writable in the environment directory (the package caches are read-only to runs without the network).
+ */
 function runEnv(ctx: AuditContext): Record<string, string> {
-  return { PATH: `${goDirs(ctx.envDir).bin}:${STANDARD_PATH}` };
+  return { ...goEnv(ctx.envDir), PATH: `${goDirs(ctx.envDir).bin}:${STANDARD_PATH}` };
 }
 
 export function goDefaultRun(ctx: AuditContext, install: InstallResult): RunChoice {

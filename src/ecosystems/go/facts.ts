@@ -1,8 +1,6 @@
 /** What envproof needs to know about Go besides install, run and attribute (docs/ecosystems.md, docs/go.md). */
 import type { EcosystemFacts } from '../facts.js';
-import { goCachePublisher } from './cache.js';
 import { GO_MANIFEST } from './declared.js';
-import { GO_BUILD_CACHE, goCacheEnv } from './go-env.js';
 import { GO_TOOLCHAIN, installGoToolchain } from './toolchain.js';
 
 const RUNTIME = `Go ${GO_TOOLCHAIN.language} (modules; no newer toolchain is downloaded)`;
@@ -20,8 +18,8 @@ export const goFacts: EcosystemFacts = {
     baseline: [],
     provision: { id: `${GO_TOOLCHAIN.module}@${GO_TOOLCHAIN.moduleVersion}`, install: installGoToolchain },
   },
-  // Every audit has its own module cache and GOPATH in its environment directory; the build cache is shared (go-env.ts).
-  caches: { dirs: [GO_BUILD_CACHE], env: goCacheEnv, publishers: [goCachePublisher] },
+  // Every audit has its own module cache, GOPATH and build cache in its environment directory (go-env.ts, std-cache.ts).
+  caches: { dirs: [], env: () => ({}), publishers: [] },
   doctor: [
     {
       name: 'go',

@@ -2,9 +2,8 @@
  * The environment of every go command envproof runs: the module proxy as this machine has it, the pinned
  * toolchain only (GOTOOLCHAIN=local: a go.mod asking for a newer Go is an error, not a download), go.mod updated as
  * resolution needs (-mod=mod), and a module cache and GOPATH private to the audit, in its environment directory
- * (so D2 is resolved from nothing). The build cache (GOCACHE) is a package cache like pip's (core/cache.ts, cache.ts):
- * it holds compiled packages keyed by the hash of their inputs, so it only saves compiling the standard library
- * again. GOENV=off: no user's go env file changes any of it.
+ * (so D2 is resolved from nothing). The build cache (GOCACHE) is the audit's own too, seeded with a trusted build of
+ * the standard library (std-cache.ts). GOENV=off: no user's go env file changes any of it.
  */
 import path from 'node:path';
 import type { Registry } from '../registry.js';
@@ -41,16 +40,9 @@ function sumdbEnv(): Record<string, string> {
 }
 
 /** The private Go directories of an audit (inside paths). */
-export function goDirs(envDir: string): { modcache: string; gopath: string; bin: string } {
+export function goDirs(envDir: string): { modcache: string; gopath: string; cache: string; bin: string } {
   const root = path.posix.join(envDir, 'go');
-  return { modcache: path.posix.join(root, 'mod'), gopath: path.posix.join(root, 'path'), bin: path.posix.join(envDir, 'bin') };
-}
-
-/** The build cache under a package-cache root (the shared one on the host, /envproof/cache in a sandbox). */
-export const GO_BUILD_CACHE = 'go-build';
-
-export function goCacheEnv(cacheRoot: string): Record<string, string> {
-  return { GOCACHE: path.join(cacheRoot, GO_BUILD_CACHE) };
+  return { modcache: path.posix.join(root, 'mod'), gopath: path.posix.join(root, 'path'), cache: path.posix.join(root, 'build'), bin: path.posix.join(envDir, 'bin') };
 }
 
 export function goEnv(envDir: string): Record<string, string> {
@@ -62,6 +54,7 @@ export function goEnv(envDir: string): Record<string, string> {
     ...sumdbEnv(),
     GOMODCACHE: dirs.modcache,
     GOPATH: dirs.gopath,
+    GOCACHE: dirs.cache,
     GOENV: 'off',
     GOTELEMETRY: 'off',
   };

@@ -9,6 +9,7 @@ import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { AuditContext, InstallResult } from '../types.js';
 import { goExec, goFailure } from './go-command.js';
+import { seedBuildCache } from './std-cache.js';
 import { isDirectoryReplaced, isModule, moduleDependency, parseJsonStream, type GoModule } from './modules.js';
 
 const DOWNLOAD = ['mod', 'download'];
@@ -52,6 +53,7 @@ export async function buildList(ctx: AuditContext): Promise<{ installed: Install
 
 export async function goInstall(ctx: AuditContext): Promise<InstallResult> {
   const started = performance.now();
+  await seedBuildCache(ctx);
   ctx.progress('go mod download');
   const download = await goExec(ctx, DOWNLOAD, true);
   if (download.exitCode !== 0 || download.timedOut) throw await goFailure('install', DOWNLOAD, download, ctx.timeoutMs);

@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import { stdCacheRoot } from '../../../src/ecosystems/go/std-cache.js';
 import { GO_TOOLCHAIN } from '../../../src/ecosystems/go/toolchain.js';
 import { readEnvironment } from '../../../src/sandbox/rootfs.js';
 import { runCli } from '../../helpers/cli.js';
@@ -41,5 +42,23 @@ describe('Go in the bwrap sandbox', () => {
     assert.deepEqual(names('traced'), ['golang.org/x/text', 'rsc.io/quote', 'rsc.io/sampler']);
     assert.deepEqual(report.gaps.phantom, ['github.com/google/uuid']);
     assert.deepEqual(report.gaps.hidden, ['golang.org/x/text', 'rsc.io/sampler']);
+  });
+
+  it('--run "go run ." gets the install\'s go environment: offline, from its module cache, its build cache private', () => {
+    // The traced run has no network: the modules come from the install's GOMODCACHE or nowhere. What the command
+    // plants in its GOCACHE must not reach the trusted standard-library cache later audits are seeded from.
+    const command = 'go run . && go env GOMODCACHE GOFLAGS && echo planted > "$(go env GOCACHE)/planted"';
+    const r = runCli(['audit', path.join(FIXTURES, 'modules'), '--json', '--sandbox', 'bwrap', '--timeout', '600', '--run', command], { timeoutMs: 20 * 60_000 });
+    assert.notEqual(r.status, 2, r.stderr);
+    const report = JSON.parse(r.stdout) as { run: { success: boolean; outputTail: string; isolation: { networkOff: boolean } } };
+    assert.equal(report.run.isolation.networkOff, true);
+    assert.equal(report.run.success, true, report.run.outputTail);
+    const lines = report.run.outputTail.trim().split('\n');
+    assert.deepEqual(lines.slice(0, 2), ['hello from modules', 'Ahoy, world!']);
+    assert.match(lines[2] ?? '', /\/env\/go\/mod$/);
+    assert.equal(lines[3], '-mod=mod -modcacherw -buildvcs=false');
+    const seeds = readdirSync(stdCacheRoot());
+    assert.ok(seeds.length > 0, 'the standard library was built once into the shared cache');
+    for (const seed of seeds) assert.ok(!readdirSync(path.join(stdCacheRoot(), seed)).includes('planted'), `${seed} holds what the program planted`);
   });
 });

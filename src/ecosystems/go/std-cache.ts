@@ -1,0 +1,65 @@
+/**
+ * The audit's build cache (GOCACHE, in its environment directory) starts as a copy of a trusted build of the standard
+ * library, so that no go command of an audit or of a repro run compiles the standard library again.
+ *
+ * The standard library is built once per configuration (what `go env` says of the toolchain, target and C
+ * compiler) by envproof itself: `go build std` as the first command of a sandbox, before anything of the project has
+ * run, in an empty directory of its own. envproof copies the result out of the work directory into
+ * `$ENVPROOF_CACHE_DIR/go-std/<key>`, which no sandbox ever sees; each audit gets a copy of it in its own writable
+ * GOCACHE. What a program writes there (a planted entry included) is gone with the audit, and every audit starts
+ * from the same state: the standard library and nothing else (no test results, no project packages).
+ * The key only picks the copy; the go command's own action IDs decide whether an entry applies.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { cacheRoot } from '../../core/cache.js';
+import type { AuditContext } from '../types.js';
+import { goDirs, goEnv } from './go-env.js';
+
+/** What decides the compiled standard library, besides the go command's environment (goEnv). */
+const CONFIGURATION = ['GOVERSION', 'GOROOT', 'GOOS', 'GOARCH', 'GOAMD64', 'GOEXPERIMENT', 'CGO_ENABLED', 'CC', 'CGO_CFLAGS', 'CGO_LDFLAGS'];
+
+export function stdCacheRoot(): string {
+  return path.join(cacheRoot(), 'go-std');
+}
+
+async function goIn(ctx: AuditContext, cwd: string, args: string[], env: Record<string, string>) {
+  return ctx.sandbox.exec({ argv: ['go', ...args], cwd, env: { ...goEnv(ctx.envDir), ...env }, timeoutMs: ctx.timeoutMs, network: false });
+}
+
+/**
+ * Fills the audit's GOCACHE with the trusted standard library, building it first if this configuration has none.
+ * Must run before any of the project's code (the install's first step). A configuration whose build fails is left
+ * to compile the standard library itself: the cache only saves time.
+ */
+export async function seedBuildCache(ctx: AuditContext): Promise<void> {
+  const { cache } = goDirs(ctx.envDir);
+  const warmup = path.posix.join(ctx.envDir, 'go-std-warmup');
+  const hostWarmup = ctx.hostPath(warmup);
+  await mkdir(hostWarmup, { recursive: true });
+  try {
+    const env = await goIn(ctx, warmup, ['env', ...CONFIGURATION], {});
+    if (env.exitCode !== 0) return;
+    const key = createHash('sha256').update(`${goEnv(ctx.envDir).GOFLAGS}\n${env.stdout}`).digest('hex').slice(0, 16);
+    const shared = path.join(stdCacheRoot(), key);
+    if (!existsSync(shared)) await buildStd(ctx, warmup, shared);
+    if (existsSync(shared)) await cp(shared, ctx.hostPath(cache), { recursive: true });
+  } finally {
+    await rm(hostWarmup, { recursive: true, force: true });
+  }
+}
+
+/** `go build std` into a fresh cache, published whole under `shared` (renamed into place: readers never see half). */
+async function buildStd(ctx: AuditContext, warmup: string, shared: string): Promise<void> {
+  ctx.progress('go build std (once per toolchain: the standard library every audit starts from)');
+  const built = path.posix.join(warmup, 'cache');
+  const r = await goIn(ctx, warmup, ['build', 'std'], { GOCACHE: built });
+  if (r.exitCode !== 0 || r.timedOut) return;
+  const tmp = `${shared}.${randomUUID().slice(0, 8)}`;
+  await mkdir(path.dirname(shared), { recursive: true });
+  await cp(ctx.hostPath(built), tmp, { recursive: true });
+  // Another envproof may have published the same configuration meanwhile: its copy is as good.
+  await rename(tmp, shared).catch(() => rm(tmp, { recursive: true, force: true }));
+}
