@@ -87,7 +87,9 @@ export async function goBuild(ctx: AuditContext, install: InstallResult): Promis
  * build cache, writable in the environment directory (the package caches are read-only to runs without the network).
  */
 function runEnv(ctx: AuditContext): Record<string, string> {
-  return { ...goEnv(ctx.envDir), PATH: `${goDirs(ctx.envDir).bin}:${STANDARD_PATH}` };
+  // GOPROXY=off: the install downloaded every module a run may need, and this machine's proxy URL, which may
+  // carry credentials, is not the untrusted program's to see.
+  return { ...goEnv(ctx.envDir), GOPROXY: 'off', PATH: `${goDirs(ctx.envDir).bin}:${STANDARD_PATH}` };
 }
 
 export function goDefaultRun(ctx: AuditContext, install: InstallResult): RunChoice {

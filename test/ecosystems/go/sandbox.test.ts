@@ -44,10 +44,10 @@ describe('Go in the bwrap sandbox', () => {
     assert.deepEqual(report.gaps.hidden, ['golang.org/x/text', 'rsc.io/sampler']);
   });
 
-  it('--run "go run ." gets the install\'s go environment: offline, from its module cache, its build cache private', () => {
+  it('--run "go run ." gets the install\'s go environment: offline, from its module cache, its build cache private, no proxy', () => {
     // The traced run has no network: the modules come from the install's GOMODCACHE or nowhere. What the command
     // plants in its GOCACHE must not reach the trusted standard-library cache later audits are seeded from.
-    const command = 'go run . && go env GOMODCACHE GOFLAGS && echo planted > "$(go env GOCACHE)/planted"';
+    const command = 'go run . && go env GOMODCACHE GOFLAGS GOPROXY && echo planted > "$(go env GOCACHE)/planted"';
     const r = runCli(['audit', path.join(FIXTURES, 'modules'), '--json', '--sandbox', 'bwrap', '--timeout', '600', '--run', command], { timeoutMs: 20 * 60_000 });
     assert.notEqual(r.status, 2, r.stderr);
     const report = JSON.parse(r.stdout) as { run: { success: boolean; outputTail: string; isolation: { networkOff: boolean } } };
@@ -57,6 +57,7 @@ describe('Go in the bwrap sandbox', () => {
     assert.deepEqual(lines.slice(0, 2), ['hello from modules', 'Ahoy, world!']);
     assert.match(lines[2] ?? '', /\/env\/go\/mod$/);
     assert.equal(lines[3], '-mod=mod -modcacherw -buildvcs=false');
+    assert.equal(lines[4], 'off', "the run is not given this machine's module proxy");
     const seeds = readdirSync(stdCacheRoot());
     assert.ok(seeds.length > 0, 'the standard library was built once into the shared cache');
     for (const seed of seeds) assert.ok(!readdirSync(path.join(stdCacheRoot(), seed)).includes('planted'), `${seed} holds what the program planted`);
