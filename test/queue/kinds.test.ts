@@ -18,23 +18,40 @@ import { startWorker, stopWorker } from './workers.js';
 
 const REPRO = ['--k', '1', '--vary', 'timezone', '-q'];
 
+/**
+ * What differs between two recordings of the same work, replaced by placeholders: the time a clock probe read, the
+ * suites' random user names, temporary folders, ports and serving-run ids.
+ */
+function scrub<T>(value: T): T {
+  const text = JSON.stringify(value)
+    .replace(/it read [0-9T:.Z-]+/g, 'it read <time>')
+    .replace(/envproof_[0-9a-f]{8}/g, 'envproof_<user>')
+    .replace(/\/tmp\/envproof-[A-Za-z0-9]{6}/g, '/tmp/envproof-<dir>')
+    .replace(/PORT='\d+'/g, "PORT='<port>'")
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>');
+  return JSON.parse(text) as T;
+}
+
 /** The store's repro rows, without what differs between two recordings of the same corpus (times). */
 function reproRows(store: string): unknown {
   const db = new Database(store, { readonly: true });
   try {
     const instances = db.prepare('SELECT * FROM repro_instances ORDER BY corpus, instance_id').all() as Record<string, unknown>[];
     const runs = db.prepare('SELECT corpus, instance_id, seq, arm, role, variation, outcome, matches FROM repro_runs ORDER BY corpus, instance_id, seq').all();
-    return { instances: instances.map(({ rerun_at, updated_at, overhead_ratio, ...rest }) => ({ ...rest, overheadMeasured: typeof overhead_ratio === 'number' && overhead_ratio > 0 })), runs };
+    return scrub({ instances: instances.map(({ rerun_at, updated_at, overhead_ratio, ...rest }) => ({ ...rest, overheadMeasured: typeof overhead_ratio === 'number' && overhead_ratio > 0 })), runs });
   } finally {
     db.close();
   }
 }
 
-/** An evaluation without its timings (`…Ms`) and the server's log (its lines carry the time and port). */
+/** An evaluation without its timings (`…Ms`, the audit's phases) and the server's log (its lines carry times), scrubbed. */
 function comparable(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(comparable);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => !k.endsWith('Ms') && k !== 'serverLog' && k !== 'phases').map(([k, v]) => [k, comparable(v)]));
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (v === null || typeof v !== 'object') return v;
+    return Object.fromEntries(Object.entries(v).filter(([k]) => !k.endsWith('Ms') && k !== 'serverLog' && k !== 'phases').map(([k, x]) => [k, strip(x)]));
+  };
+  return scrub(strip(value));
 }
 
 describe('repro and evaluate jobs on the queue', () => {
