@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { UsageError } from '../core/errors.js';
+import { EnvproofError, UsageError } from '../core/errors.js';
+import type { EvaluateJob } from '../queue/jobs.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import type { Evaluation } from '../verify/evaluate.js';
 import { DATABASES, ORMS, type Constraints } from '../verify/types.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 import { positiveInt } from './number-options.js';
+import { addQueueOptions, checkQueueFlags, enqueueThen, type QueueFlags } from './queue-options.js';
 
 /** The port each runtime's prompt names (the seed's: 8080 for Python, 3000 for Node). */
 export const DEFAULT_PORTS = { python: 8080, javascript: 3000 } as const;
@@ -47,6 +49,26 @@ function renderText(e: Evaluation): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** One evaluate job; with `--wait`, its evaluation printed as a local one is (a dead letter is an error). */
+async function evaluateOnQueue(options: EvaluateJob['options'], o: QueueFlags & { queue: string; json: boolean; quiet: boolean }, print: (e: Evaluation) => number): Promise<number> {
+  const { snapshotTree } = await import('../protocol/tree.js');
+  const { waitForJobs } = await import('../queue/client.js');
+  const job: EvaluateJob = { kind: 'evaluate', options, treeHash: (await snapshotTree(options.dir)).hash };
+  return enqueueThen(o, [job], async (queue, { completed }) => {
+    let code = EXIT_CLEAN;
+    await waitForJobs(queue, [job], {
+      alreadyDone: completed,
+      pollMs: o.pollInterval * 1000,
+      onEnd: (e) => {
+        if ('reason' in e) throw new EnvproofError(`the evaluation of ${options.dir} was dead-lettered: ${e.reason}`, 'see envproof queue status; envproof queue retry puts it back');
+        if (e.alreadyDone && !o.quiet) process.stderr.write('envproof: evaluated before; the evaluation kept with its job\n');
+        code = print(e.result);
+      },
+    });
+    return code;
+  });
+}
+
 export function registerEvaluate(program: Command, setExitCode: SetExitCode): void {
   const command = program
     .command('evaluate')
@@ -57,28 +79,35 @@ export function registerEvaluate(program: Command, setExitCode: SetExitCode): vo
     .addOption(new Option('--database <engine>', 'the database the server must use (postgresql: envproof starts one)').choices([...DATABASES]))
     .addOption(new Option('--orm <orm>', 'verify the ORM').choices([...ORMS]))
     .option('--port <n>', 'the port the server listens on (default 8080 Python, 3000 Node)', positiveInt('--port', 1));
-  addServingOptions(command)
-    .addHelpText('after', '\nExit codes: 0 the server passed (every assertion, every verifier), 1 it failed, 2 error.')
-    .action(async (dir: string, o: Constraints & { spec: string; collection?: string; language?: 'python' | 'javascript'; port?: number; sandbox: BackendChoice; startupTimeout: number; timeout: number; json?: boolean; quiet?: boolean }) => {
-      const { evaluateBackend } = await import('../verify/evaluate.js');
+  addQueueOptions(addServingOptions(command), 'the evaluation as one job')
+    .addHelpText('after', '\nWith --queue --wait, the evaluation a worker made is printed as if made here; the same project (same files, same options) enqueued again adds nothing and prints the evaluation kept with its job.\nExit codes: 0 the server passed (every assertion, every verifier), 1 it failed, 2 error.')
+    .action(async (dir: string, o: Constraints & QueueFlags & { spec: string; collection?: string; language?: 'python' | 'javascript'; port?: number; sandbox: BackendChoice; startupTimeout: number; timeout: number; json?: boolean; quiet?: boolean }, command: Command) => {
+      checkQueueFlags(o, command, []);
       const { checkProjectDir } = await import('../audit/workspace.js');
       const project = await checkProjectDir(dir);
       if (!existsSync(path.join(project, 'run.sh'))) throw new UsageError(`no run.sh in ${project}`, 'the server must come with a run.sh that starts it in the foreground');
       const language = o.language ?? detectLanguage(project);
-      const evaluation = await evaluateBackend({
+      const options = {
         dir: project,
         language,
         constraints: { architecture: o.architecture, database: o.database, orm: o.orm },
         sandbox: o.sandbox,
         port: o.port ?? DEFAULT_PORTS[language],
-        spec: o.spec,
-        collection: o.collection,
+        spec: path.resolve(o.spec),
+        ...(o.collection ? { collection: path.resolve(o.collection) } : {}),
         startupTimeoutSec: o.startupTimeout,
         timeoutSec: o.timeout,
-        progress: progressOf(o.quiet),
-      });
-      process.stdout.write(o.json ? `${JSON.stringify(evaluation, null, 2)}\n` : renderText(evaluation));
-      setExitCode(evaluation.passed ? EXIT_CLEAN : EXIT_FINDINGS);
+      };
+      const print = (evaluation: Evaluation) => {
+        process.stdout.write(o.json ? `${JSON.stringify(evaluation, null, 2)}\n` : renderText(evaluation));
+        return evaluation.passed ? EXIT_CLEAN : EXIT_FINDINGS;
+      };
+      if (o.queue) {
+        setExitCode(await evaluateOnQueue(options, { ...o, queue: o.queue, json: o.json === true, quiet: o.quiet === true }, print));
+        return;
+      }
+      const { evaluateBackend } = await import('../verify/evaluate.js');
+      setExitCode(print(await evaluateBackend({ ...options, progress: progressOf(o.quiet) })));
     });
 }
 

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import { TRACER_CHOICES, type TracerChoice } from '../trace/index.js';
@@ -9,6 +10,8 @@ import { DEFAULT_STORE, STORE_OPTION_HELP } from '../store/store.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 import { positiveNumber } from './number-options.js';
+import { addQueueOptions, checkQueueFlags, enqueueThen, type QueueFlags } from './queue-options.js';
+import { jobLabel, resultLabel, type ReproJob } from '../queue/jobs.js';
 
 export function parseFactors(value: string, option = '--vary'): FactorId[] {
   if (value === 'all') return [...FACTORS];
@@ -43,24 +46,26 @@ interface ReproFlags {
   store: string;
 }
 
+/** The options of every instance's runs, as the corpus flags give them. */
+function instanceOptions(o: ReproFlags) {
+  return {
+    k: positiveNumber('--k')(o.k),
+    vary: parseFactors(o.vary),
+    attribute: true,
+    backend: o.sandbox,
+    systemPackages: listOption(o.systemPackages),
+    timeoutSec: positiveNumber('--timeout')(o.timeout),
+    ...(o.tracer ? { tracer: o.tracer } : {}),
+  };
+}
+
 async function corpus(o: ReproFlags & { corpus?: string; store: string }, progress: (m: string) => void): Promise<number> {
   const { runCorpus } = await import('../repro/corpus.js');
   const { corpusFigures, renderCorpusMarkdown } = await import('../repro/corpus-stats.js');
   const { ResultsStore } = await import('../store/store.js');
   const store = await ResultsStore.open(o.store);
   try {
-    const summary = await runCorpus({
-      corpus: o.corpus!,
-      store,
-      k: positiveNumber('--k')(o.k),
-      vary: parseFactors(o.vary),
-      attribute: true,
-      backend: o.sandbox,
-      systemPackages: listOption(o.systemPackages),
-      timeoutSec: positiveNumber('--timeout')(o.timeout),
-      ...(o.tracer ? { tracer: o.tracer } : {}),
-      progress,
-    });
+    const summary = await runCorpus({ corpus: o.corpus!, store, ...instanceOptions(o), progress });
     const rows = await store.repro().instances(summary.corpus);
     const figures = corpusFigures(rows);
     if (summary.skipped.length) progress(`already done in ${store.location}: ${summary.skipped.join(', ')}`);
@@ -71,8 +76,43 @@ async function corpus(o: ReproFlags & { corpus?: string; store: string }, progre
   }
 }
 
+/**
+ * `repro --corpus --queue`: every line and every patch checked as `repro --corpus` checks them (a bad one is an
+ * error and nothing is enqueued), then one job per instance; with `--wait`, each instance's verdicts as it ends.
+ */
+async function corpusOnQueue(o: ReproFlags & QueueFlags & { corpus: string; queue: string }): Promise<number> {
+  const { readCorpus, checkInstances, corpusName } = await import('../repro/corpus.js');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const os = await import('node:os');
+  const { waitForJobs } = await import('../queue/client.js');
+  const instances = await readCorpus(o.corpus);
+  const work = await mkdtemp(path.join(os.tmpdir(), 'envproof-corpus-'));
+  await checkInstances(instances, work).finally(() => rm(work, { recursive: true, force: true }));
+  const options = instanceOptions(o);
+  const jobs: ReproJob[] = instances.map((i) => ({ kind: 'repro', corpus: corpusName(o.corpus), instance: { ...i, recordedAt: i.recordedAt.toISOString() }, options }));
+  const flags = { ...o, json: o.json === true, quiet: o.quiet === true };
+  return enqueueThen(flags, jobs, async (queue, { completed, where }) => {
+    const ended: Record<string, unknown>[] = [];
+    let allReproducible = true;
+    await waitForJobs(queue, jobs, {
+      alreadyDone: completed,
+      pollMs: o.pollInterval * 1000,
+      onEnd: (e) => {
+        if (!flags.quiet) process.stderr.write(`[${e.done}/${e.total}] ${jobLabel(e.job)}: ${'reason' in e ? `dead-lettered (${e.reason})` : resultLabel(e.job, e.result)}\n`);
+        allReproducible &&= !('reason' in e) && e.result.verdict === 'reproducible';
+        ended.push({ id: e.job.instance.id, ...('reason' in e ? { deadLettered: e.reason } : e.result) });
+      },
+    });
+    const counts = (v: string) => ended.filter((x) => x.verdict === v).length;
+    const dead = ended.filter((x) => x.deadLettered !== undefined).length;
+    if (flags.json) process.stdout.write(`${JSON.stringify({ queue: where, corpus: corpusName(o.corpus), instances: ended }, null, 2)}\n`);
+    else process.stdout.write(`${ended.length} instances on ${where}: ${counts('reproducible')} reproducible, ${counts('flaky')} flaky, ${counts('broken')} broken, ${dead} dead-lettered (envproof report --repro --store <the workers' store>)\n`);
+    return allReproducible ? EXIT_CLEAN : EXIT_FINDINGS;
+  });
+}
+
 export function registerRepro(program: Command, setExitCode: SetExitCode): void {
-  program
+  const command = program
     .command('repro')
     .description('Do test outcomes reproduce? k fresh re-runs under controlled variation, cause attribution, a pinning shim')
     .argument('[dir]', 'the project directory (not with --corpus)')
@@ -92,15 +132,18 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
         .choices([...TRACER_CHOICES]),
     )
     .option('--corpus <file.jsonl>', 'a corpus of patches on local git repositories (docs/repro.md): each re-run with and without the shim, and its baseline')
-    .option('--store <path|url>', `with --corpus: ${STORE_OPTION_HELP}`, DEFAULT_STORE)
+    .option('--store <path|url>', `with --corpus: ${STORE_OPTION_HELP}`, DEFAULT_STORE);
+  addQueueOptions(command, 'with --corpus: one job per instance')
     .option('--json', 'print the report as JSON (docs/repro.md)')
     .option('-q, --quiet', 'no progress messages')
-    .addHelpText('after', '\nExit codes: 0 reproducible, 1 flaky or broken, 2 error.')
-    .action(async (dir: string | undefined, o: ReproFlags) => {
+    .addHelpText('after', '\nWith --corpus --queue, the workers (envproof worker --store ...) record the instances; enqueuing the same corpus again adds nothing.\nExit codes: 0 reproducible, 1 flaky or broken (or, with --queue --wait, dead-lettered), 2 error.')
+    .action(async (dir: string | undefined, o: ReproFlags & QueueFlags) => {
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
+      checkQueueFlags(o, command, ['store']);
+      if (o.queue && !o.corpus) throw new UsageError('--queue needs --corpus', 'one project is reproduced here; a corpus can go on the queue');
       if (o.corpus) {
         if (dir || o.cmd || o.reference || o.asOf) throw new UsageError('--corpus takes the directories, commands, outcomes and dates from the corpus file', 'leave out <dir>, --cmd, --reference and --as-of');
-        setExitCode(await corpus(o, progress));
+        setExitCode(o.queue ? await corpusOnQueue({ ...o, corpus: o.corpus, queue: o.queue }) : await corpus(o, progress));
         return;
       }
       if (!dir) throw new UsageError('repro needs the project directory', 'envproof repro <dir> --cmd "<test command>", or --corpus <file.jsonl>');

@@ -6,11 +6,10 @@ import type { EcosystemId } from '../core/types.js';
 import { ecosystemIds, isEcosystemId } from '../ecosystems/index.js';
 import { planRuns, runMatrix, type MatrixSummary, type ProgressEvent } from '../protocol/matrix.js';
 import type { ProtocolOptions, RunPlan } from '../protocol/run-one.js';
-import { enqueueRuns, waitForJobs, withQueue } from '../queue/client.js';
+import { waitForRuns } from '../queue/client.js';
 import { absoluteAgentSpec, absoluteSuiteSpec, jobLabel, type JobProtocolOptions, type RunJob } from '../queue/jobs.js';
 import { hostWarning } from '../sandbox/host.js';
 import { BACKEND_CHOICES, prepareEnvironment, resolveBackend, type BackendChoice } from '../sandbox/index.js';
-import { redactUrl } from '../store/postgres-db.js';
 import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
 import type { TracerChoice } from '../trace/index.js';
 import { tracerOption } from './tracer-option.js';
@@ -21,7 +20,8 @@ import type { SetExitCode } from './exit-codes.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
-import { positiveInt, positiveNumber } from './number-options.js';
+import { positiveInt } from './number-options.js';
+import { addQueueOptions, checkQueueFlags, enqueueThen, type QueueFlags } from './queue-options.js';
 import { parseFactors } from './repro.js';
 import { runKey } from '../protocol/run-one.js';
 import { FACTORS } from '../repro/types.js';
@@ -78,20 +78,13 @@ function jobsOf(plans: readonly RunPlan[], specs: { agents: Map<string, string>;
   }));
 }
 
-/** Enqueues the jobs and, with `wait`, follows them to the end; returns the exit code. */
-async function runOnQueue(url: string, jobs: RunJob[], o: { wait: boolean; pollSec: number; json: boolean; quiet: boolean }): Promise<number> {
-  const where = redactUrl(url);
-  return withQueue(url, async (queue) => {
-    const { added, completed } = await enqueueRuns(queue, jobs);
-    if (!o.quiet) process.stderr.write(`envproof: enqueued ${added} jobs on ${where} (${jobs.length - added} were already there)\n`);
-    if (!o.wait) {
-      if (o.json) process.stdout.write(`${JSON.stringify({ queue: where, total: jobs.length, added }, null, 2)}\n`);
-      return EXIT_CLEAN;
-    }
-    const summary = await waitForJobs(queue, jobs, {
+/** Enqueues the jobs and, with `--wait`, follows them to the end; returns the exit code. */
+function runOnQueue(jobs: RunJob[], o: QueueFlags & { queue: string; json: boolean; quiet: boolean }): Promise<number> {
+  return enqueueThen(o, jobs, async (queue, { completed, where }) => {
+    const summary = await waitForRuns(queue, jobs, {
       alreadyDone: completed,
-      pollMs: o.pollSec * 1000,
-      onEnd: o.quiet ? () => {} : (e) => process.stderr.write(`[${e.done}/${e.total}] ${jobLabel(e.job)}: ${e.outcome}${e.reason ? ` (${e.reason})` : ''}\n`),
+      pollMs: o.pollInterval * 1000,
+      onEnd: o.quiet ? () => {} : (e, outcome) => process.stderr.write(`[${e.done}/${e.total}] ${jobLabel(e.job)}: ${outcome}${'reason' in e ? ` (${e.reason})` : ''}\n`),
     });
     printSummary(summary, { queue: where }, o.json);
     return summary.counts['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN;
@@ -120,10 +113,8 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
     .option('--retries <n>', 'retries of an infrastructure failure (sandbox, registry, model API) before a run is set aside', positiveInt('--retries', 0), 2)
     .option('--retry-delay <seconds>', 'wait before the first retry (doubling after)', positiveInt('--retry-delay', 0), 5)
-    .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE)
-    .option('--queue <url>', 'enqueue one job per run on this Redis queue (redis://host:port) for envproof worker, instead of running here')
-    .option('--wait', 'with --queue: show the runs ending across all workers and wait for the last')
-    .option('--poll-interval <seconds>', 'with --wait: how often the queue is asked about the jobs not ended yet', positiveNumber('--poll-interval'), 0.5)
+    .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE);
+  addQueueOptions(command, 'one job per run')
     .option('--repro <k>', 'then re-run every successful final project k times, each in a fresh sandbox with a fresh install, and record its reproducibility (docs/repro.md)', positiveInt('--repro', 1))
     .option('--repro-vary <factors>', `what those re-runs vary: all, none, or a list of ${FACTORS.join(',')}`, 'all')
     .option('--repro-attribute', 'for a final project that does not reproduce, find the causes (a control run, then one factor at a time)')
@@ -145,11 +136,8 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       const plans = planRuns({ agents, suite, tasks, languages, trials: o.trials, variant: o.variant });
       const reproVary = parseFactors(o.reproVary, '--repro-vary');
       const environment = environmentChoice(o);
-      if (command.getOptionValueSource('pollInterval') === 'cli' && !o.wait) throw new UsageError('--poll-interval needs --queue --wait');
+      checkQueueFlags(o, command, ['store', 'jobs']);
       if (o.queue) {
-        for (const option of ['store', 'jobs'] as const) {
-          if (command.getOptionValueSource(option) === 'cli') throw new UsageError(`--${option} is the workers' with --queue`, 'pass it to envproof worker');
-        }
         const protocol: JobProtocolOptions = {
           repairs: o.repairs, sandbox: o.sandbox, environment, tracer: o.tracer, runTimeoutSec: o.timeout, agentTimeoutSec: o.agentTimeout,
           tracedView: tracedViewOf(o.javaAttribution), infraRetries: o.retries, retryDelaySec: o.retryDelay,
@@ -157,10 +145,9 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
         };
         if (o.repro) throw new UsageError('--repro runs where the store is, not on the queue', 'run envproof run --repro <k> against the workers\' store once the queue has drained');
         const specs = { agents: new Map(agents.map((a, i) => [a.name, absoluteAgentSpec(o.agent[i]!)])), suite: absoluteSuiteSpec(o.suite) };
-        setExitCode(await runOnQueue(o.queue, jobsOf(plans, specs, protocol), { wait: o.wait === true, pollSec: o.pollInterval, json: o.json === true, quiet: o.quiet === true }));
+        setExitCode(await runOnQueue(jobsOf(plans, specs, protocol), { ...o, queue: o.queue, json: o.json === true, quiet: o.quiet === true }));
         return;
       }
-      if (o.wait) throw new UsageError('--wait needs --queue');
       // Generated code never runs unprotected by accident: `auto` without bwrap is refused here (exit 2).
       const { backend } = resolveBackend(o.sandbox);
       const note = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);

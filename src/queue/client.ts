@@ -4,16 +4,16 @@
 import { Queue, type Job } from 'bullmq';
 import { emptyCounts, type MatrixSummary } from '../protocol/matrix.js';
 import type { RunOutcome } from '../protocol/run-one.js';
-import { jobIdOf, jobLabel, jobOptions, type RunJob } from './jobs.js';
+import { jobIdOf, jobLabel, jobOptions, type JobResult, type JobResults, type QueueJob, type RunJob } from './jobs.js';
 import { checkRedis, QUEUE_NAME, redisConnection } from './redis.js';
 
-export type RunQueue = Queue<RunJob, RunOutcome>;
+export type JobQueue = Queue<QueueJob, JobResult>;
 
 /** Runs `work` on the queue at `url` (checked reachable first), then closes the queue and its connection. */
-export async function withQueue<T>(url: string, work: (queue: RunQueue) => Promise<T>): Promise<T> {
+export async function withQueue<T>(url: string, work: (queue: JobQueue) => Promise<T>): Promise<T> {
   await checkRedis(url);
   const connection = redisConnection(url);
-  const queue: RunQueue = new Queue(QUEUE_NAME, { connection });
+  const queue: JobQueue = new Queue(QUEUE_NAME, { connection });
   try {
     return await work(queue);
   } finally {
@@ -24,50 +24,34 @@ export async function withQueue<T>(url: string, work: (queue: RunQueue) => Promi
 }
 
 /**
- * Adds the jobs; those whose run is already queued or ended are left as they are. Returns how many were new, and
- * the ids of those that had already completed.
+ * Adds the jobs; those already queued or ended are left as they are. Returns how many were new, and the ids of
+ * those that had already completed.
  */
-export async function enqueueRuns(queue: RunQueue, jobs: readonly RunJob[]): Promise<{ added: number; completed: Set<string> }> {
+export async function enqueueJobs(queue: JobQueue, jobs: readonly QueueJob[]): Promise<{ added: number; completed: Set<string> }> {
   const ids = jobs.map(jobIdOf);
   const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
   await queue.addBulk(jobs.map((j) => ({ name: jobLabel(j), data: j, opts: jobOptions(j) })));
   return { added: states.filter((s) => s === 'unknown').length, completed: new Set(ids.filter((_, i) => states[i] === 'completed')) };
 }
 
-export interface JobEnd {
-  job: RunJob;
-  outcome: RunOutcome;
-  /** Why a dead-lettered job failed. */
-  reason?: string;
-  done: number;
-  total: number;
-}
+/** A job that ended: completed with its result, or failed for good (dead-lettered) with the reason. */
+export type JobEnd<J extends QueueJob> = { job: J; done: number; total: number } & (
+  | { result: JobResults[J['kind']]; alreadyDone: boolean }
+  | { reason: string }
+);
 
 /**
- * Waits until every job has ended, across all workers: completed (its outcome) or failed for good (dead-lettered,
- * counted as set aside after infrastructure failures). Jobs already completed before they were enqueued again
- * count as `skipped` (their run was done).
+ * Waits until every job has ended, across all workers: completed (its result; `alreadyDone` when it had completed
+ * before it was enqueued again) or failed for good (dead-lettered).
  */
-export async function waitForJobs(
-  queue: RunQueue,
-  jobs: readonly RunJob[],
-  opts: { alreadyDone: ReadonlySet<string>; pollMs: number; onEnd(e: JobEnd): void },
-): Promise<MatrixSummary> {
-  const started = Date.now();
-  const counts = emptyCounts();
+export async function waitForJobs<J extends QueueJob>(
+  queue: JobQueue,
+  jobs: readonly J[],
+  opts: { alreadyDone: ReadonlySet<string>; pollMs: number; onEnd(e: JobEnd<J>): void },
+): Promise<void> {
   const pending = new Map(jobs.map((j) => [jobIdOf(j), j]));
   let done = 0;
-  const end = (job: RunJob, outcome: RunOutcome, reason?: string) => {
-    counts[outcome]++;
-    done++;
-    opts.onEnd({ job, outcome, done, total: jobs.length, ...(reason ? { reason } : {}) });
-  };
-  for (const [id, job] of pending) {
-    if (opts.alreadyDone.has(id)) {
-      pending.delete(id);
-      end(job, 'skipped');
-    }
-  }
+  const total = jobs.length;
   while (pending.size > 0) {
     const ids = [...pending.keys()];
     const states = await Promise.all(ids.map((id) => queue.getJobState(id)));
@@ -76,12 +60,34 @@ export async function waitForJobs(
       const id = ids[i]!;
       const job = pending.get(id)!;
       pending.delete(id);
-      const found: Job<RunJob, RunOutcome> | undefined = await queue.getJob(id);
-      if (state === 'completed') end(job, found?.returnvalue ?? 'succeeded');
-      else end(job, 'infrastructure-failed', found?.failedReason);
+      const found: Job<QueueJob, JobResult> | undefined = await queue.getJob(id);
+      done++;
+      if (state === 'completed') opts.onEnd({ job, done, total, result: found?.returnvalue as JobResults[J['kind']], alreadyDone: opts.alreadyDone.has(id) });
+      else opts.onEnd({ job, done, total, reason: found?.failedReason ?? 'failed' });
     }
     if (pending.size > 0) await new Promise((r) => setTimeout(r, opts.pollMs));
   }
+}
+
+/**
+ * Waits for run jobs and counts their outcomes: runs already completed before they were enqueued again count as
+ * `skipped` (their run was done), dead-lettered ones as set aside after infrastructure failures.
+ */
+export async function waitForRuns(
+  queue: JobQueue,
+  jobs: readonly RunJob[],
+  opts: { alreadyDone: ReadonlySet<string>; pollMs: number; onEnd(e: JobEnd<RunJob>, outcome: RunOutcome): void },
+): Promise<MatrixSummary> {
+  const started = Date.now();
+  const counts = emptyCounts();
+  await waitForJobs(queue, jobs, {
+    ...opts,
+    onEnd: (e) => {
+      const outcome = 'reason' in e ? 'infrastructure-failed' : e.alreadyDone ? 'skipped' : e.result;
+      counts[outcome]++;
+      opts.onEnd(e, outcome);
+    },
+  });
   return { total: jobs.length, counts, durationMs: Date.now() - started };
 }
 
@@ -98,7 +104,7 @@ export interface QueueStatus {
   deadLetters: DeadLetter[];
 }
 
-export async function queueStatus(queue: RunQueue): Promise<QueueStatus> {
+export async function queueStatus(queue: JobQueue): Promise<QueueStatus> {
   const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized');
   const failed = await queue.getFailed(0, -1);
   return {
@@ -114,7 +120,7 @@ export async function queueStatus(queue: RunQueue): Promise<QueueStatus> {
 }
 
 /** Puts every dead-lettered job back in the queue; returns how many. */
-export async function retryDeadLetters(queue: RunQueue): Promise<number> {
+export async function retryDeadLetters(queue: JobQueue): Promise<number> {
   const n = await queue.getFailedCount();
   await queue.retryJobs({ state: 'failed' });
   return n;
@@ -124,7 +130,7 @@ export async function retryDeadLetters(queue: RunQueue): Promise<number> {
  * Removes the jobs not started yet (waiting, and delayed for a retry); with `all`, every job, ended ones too, so
  * that the same runs can be enqueued again (runs `done` in the store are still skipped by the workers).
  */
-export async function drainQueue(queue: RunQueue, all: boolean): Promise<number> {
+export async function drainQueue(queue: JobQueue, all: boolean): Promise<number> {
   const c = await queue.getJobCounts('waiting', 'delayed', 'prioritized', 'completed', 'failed', 'active');
   if (all) {
     await queue.obliterate({ force: true });

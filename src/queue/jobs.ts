@@ -1,7 +1,9 @@
 /**
- * A job of the queue: one whole run of the protocol (agent, task, language, trial), described by what a worker on
- * any machine needs to rebuild it (specs, not objects). Its id is derived from the run's key in the store, so
- * enqueuing the same run twice adds one job (BullMQ ignores an id it already holds).
+ * The jobs of the queue, described by what a worker on any machine needs to rebuild them (specs and absolute
+ * paths, not objects), told apart by `kind`: one whole run of the protocol (agent, task, language, trial), one
+ * instance of a repro corpus, or one evaluation of a backend. A job's id is derived from what identifies its result
+ * (a run's or an instance's key in the store, an evaluation's inputs), so enqueuing the same work twice adds one
+ * job (BullMQ ignores an id it already holds).
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -9,7 +11,10 @@ import type { JobsOptions } from 'bullmq';
 import { agentFromSpec } from '../agents/spec.js';
 import { EnvproofError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
-import type { ProtocolOptions, RunPlan } from '../protocol/run-one.js';
+import type { ProtocolOptions, RunOutcome, RunPlan } from '../protocol/run-one.js';
+import type { CorpusInstance, InstanceOptions } from '../repro/corpus.js';
+import type { Verdict } from '../repro/types.js';
+import type { Evaluation, EvaluationOptions } from '../verify/evaluate.js';
 import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
 import type { RunKey } from '../store/types.js';
 import { resolveSuite } from '../tasks/resolve.js';
@@ -25,7 +30,6 @@ export type JobProtocolOptions = Pick<ProtocolOptions, 'repairs' | 'runTimeoutSe
 };
 
 export interface RunJob {
-  /** Room for other kinds of evaluation on the same queue. */
   kind: 'run';
   /** The agent's spec as `--agent` takes it, file paths made absolute. */
   agent: string;
@@ -43,27 +47,101 @@ export function runKeyOf(job: RunJob): RunKey {
   return { source: 'envproof', agent: job.agentName, language: job.language, taskId: job.taskId, trial: job.trial };
 }
 
-/** The job id of a run: a hash of its key (BullMQ ids may not contain ":"; agent names and task ids may). */
-export function jobIdOf(job: RunJob): string {
-  const key = runKeyOf(job);
-  return `run-${createHash('sha256').update(JSON.stringify([key.source, key.agent, key.language, key.taskId, key.trial])).digest('hex').slice(0, 32)}`;
+/** One instance of a corpus file (`envproof repro --corpus --queue`), recorded in the store's repro tables. */
+export interface ReproJob {
+  kind: 'repro';
+  /** The corpus's name in the store: its file's absolute path. */
+  corpus: string;
+  /** The instance as read from its line, paths absolute, `recordedAt` in ISO 8601. */
+  instance: Omit<CorpusInstance, 'recordedAt'> & { recordedAt: string };
+  options: Omit<InstanceOptions, 'progress'>;
+}
+
+/** One evaluation of a backend (`envproof evaluate --queue`): its result is the job's return value. */
+export interface EvaluateJob {
+  kind: 'evaluate';
+  /** `evaluate`'s options, paths absolute. */
+  options: Omit<EvaluationOptions, 'progress'>;
+  /** The hash of the project's files (as the store hashes a tree): a changed project is a new job. */
+  treeHash: string;
+}
+
+export type QueueJob = RunJob | ReproJob | EvaluateJob;
+
+/** What a repro job returns: the instance's verdicts, as recorded (`skipped`: it was already done in the store). */
+export interface ReproJobResult {
+  skipped: boolean;
+  verdict: Verdict | null;
+  shimVerdict: Verdict | null;
+  baselineVerdict: Verdict | null;
+}
+
+/** What each kind of job returns (BullMQ keeps it with the completed job). */
+export interface JobResults {
+  run: RunOutcome;
+  repro: ReproJobResult;
+  evaluate: Evaluation;
+}
+
+export type JobResult = JobResults[QueueJob['kind']];
+
+const digest = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
+
+/** The job id: a hash of what identifies the job's result (BullMQ ids may not contain ":"; agent names and task ids may). */
+export function jobIdOf(job: QueueJob): string {
+  switch (job.kind) {
+    case 'run': {
+      const key = runKeyOf(job);
+      return `run-${digest([key.source, key.agent, key.language, key.taskId, key.trial])}`;
+    }
+    case 'repro':
+      return `repro-${digest([job.corpus, job.instance.id])}`;
+    case 'evaluate':
+      return `evaluate-${digest([job.options, job.treeHash])}`;
+  }
 }
 
 /** A readable name for `queue status` and progress lines. */
-export function jobLabel(job: RunJob): string {
-  return `${job.agentName} ${job.taskId} ${job.language} #${job.trial}`;
+export function jobLabel(job: QueueJob): string {
+  switch (job.kind) {
+    case 'run':
+      return `${job.agentName} ${job.taskId} ${job.language} #${job.trial}`;
+    case 'repro':
+      return `repro ${path.basename(job.corpus)} ${job.instance.id}`;
+    case 'evaluate':
+      return `evaluate ${job.options.dir}`;
+  }
 }
+
+/** A job's result in a progress line. */
+export function resultLabel(job: QueueJob, result: JobResult): string {
+  if (job.kind === 'run') return result as RunOutcome;
+  if (job.kind === 'repro') {
+    const r = result as ReproJobResult;
+    return `${r.skipped ? 'already done, ' : ''}${r.verdict} (with the shim ${r.shimVerdict}, baseline ${r.baselineVerdict})`;
+  }
+  const e = result as Evaluation;
+  return e.passed ? 'passed' : `failed (${e.failureClass})`;
+}
+
+/**
+ * Retries of a repro or evaluate job that failed with an error (a sandbox that could not start, a lost store), and
+ * the first wait between them (doubling). A run's come from its `--retries` and `--retry-delay`.
+ */
+const OTHER_JOB_RETRIES = 2;
+const OTHER_JOB_RETRY_DELAY_SEC = 30;
 
 /**
  * Infrastructure failures are retried by the queue too, by any worker, waiting `retryDelaySec` doubling; a job
  * that still fails ends in the failed list, the queue's dead letters. Ended jobs are kept: their ids make
  * enqueuing idempotent.
  */
-export function jobOptions(job: RunJob): JobsOptions {
+export function jobOptions(job: QueueJob): JobsOptions {
+  const [retries, delaySec] = job.kind === 'run' ? [job.protocol.infraRetries, job.protocol.retryDelaySec] : [OTHER_JOB_RETRIES, OTHER_JOB_RETRY_DELAY_SEC];
   return {
     jobId: jobIdOf(job),
-    attempts: job.protocol.infraRetries + 1,
-    backoff: { type: 'exponential', delay: job.protocol.retryDelaySec * 1000 },
+    attempts: retries + 1,
+    backoff: { type: 'exponential', delay: delaySec * 1000 },
     removeOnComplete: false,
     removeOnFail: false,
   };

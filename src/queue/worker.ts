@@ -1,15 +1,20 @@
 /**
- * `envproof worker`: takes run jobs from the queue and runs each with the protocol, recording attempt by attempt in
- * the store. Delivery is at least once (BullMQ); recording is exactly once because the store is keyed by run: a
- * redelivered job finds its run `done` (skipped) or `running` (resumed after its last recorded attempt).
+ * `envproof worker`: takes jobs from the queue and dispatches them by kind. A run job runs with the protocol,
+ * recording attempt by attempt in the store; a repro job reproduces one corpus instance into the store's repro
+ * tables; an evaluate job evaluates a backend and returns the evaluation. Delivery is at least once (BullMQ);
+ * recording is exactly once because the store is keyed by run and by instance: a redelivered job finds its run
+ * `done` (skipped) or `running` (resumed after its last recorded attempt), its instance `done` (skipped) or
+ * `running` (started over, as `repro --corpus` does).
  */
 import { Worker, WaitingError, type Job } from 'bullmq';
 import { errorMessage } from '../core/errors.js';
 import { runProtocol, type RunOutcome } from '../protocol/run-one.js';
+import { reproduceInstance } from '../repro/corpus.js';
+import { evaluateBackend } from '../verify/evaluate.js';
 import { prepareEnvironment, resolveBackend } from '../sandbox/index.js';
 import type { SandboxBackend } from '../sandbox/types.js';
 import type { ResultsStore } from '../store/store.js';
-import { jobLabel, PlanBuilder, type RunJob } from './jobs.js';
+import { jobLabel, PlanBuilder, resultLabel, type EvaluateJob, type JobResult, type QueueJob, type ReproJob, type ReproJobResult, type RunJob } from './jobs.js';
 import { QUEUE_NAME, redisConnection } from './redis.js';
 
 export interface WorkerOptions {
@@ -48,8 +53,7 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
     return ready;
   };
 
-  const processJob = async (job: Job<RunJob>, token?: string): Promise<RunOutcome> => {
-    const data = job.data;
+  const processRun = async (job: Job<QueueJob>, data: RunJob, token?: string): Promise<RunOutcome> => {
     const plan = plans.plan(data);
     const { backend } = resolveBackend(data.protocol.sandbox);
     await prepare(backend, data);
@@ -74,8 +78,31 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
     return outcome;
   };
 
+  // Runs to the end once started: a repro instance or an evaluation has no attempts to stop between.
+  const processRepro = async (data: ReproJob): Promise<ReproJobResult> => {
+    const { instance, options } = data;
+    const log = (m: string) => opts.log(`${jobLabel(data)}: ${m}`);
+    const skipped = !(await reproduceInstance({ ...instance, recordedAt: new Date(instance.recordedAt) }, { ...options, store: opts.store, name: data.corpus, progress: log }));
+    const row = await opts.store.repro().instance(data.corpus, instance.id);
+    return { skipped, verdict: row?.verdict ?? null, shimVerdict: row?.shimVerdict ?? null, baselineVerdict: row?.baselineVerdict ?? null };
+  };
+
+  const processEvaluate = (data: EvaluateJob) => evaluateBackend({ ...data.options, progress: () => {} });
+
+  const processJob = (job: Job<QueueJob>, token?: string): Promise<JobResult> => {
+    const data = job.data;
+    switch (data.kind) {
+      case 'run':
+        return processRun(job, data, token);
+      case 'repro':
+        return processRepro(data);
+      case 'evaluate':
+        return processEvaluate(data);
+    }
+  };
+
   const connection = redisConnection(opts.queueUrl);
-  const worker = new Worker<RunJob, RunOutcome>(QUEUE_NAME, processJob, {
+  const worker = new Worker<QueueJob, JobResult>(QUEUE_NAME, processJob, {
     connection,
     concurrency: opts.concurrency,
     lockDuration: opts.lockSec * 1000,
@@ -94,7 +121,7 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
     lastError = '';
   });
   worker.on('active', (job) => opts.log(`${jobLabel(job.data)}: started`));
-  worker.on('completed', (job, outcome) => opts.log(`${jobLabel(job.data)}: ${outcome}`));
+  worker.on('completed', (job, result) => opts.log(`${jobLabel(job.data)}: ${resultLabel(job.data, result)}`));
   worker.on('failed', (job, err) => {
     if (job && !(err instanceof WaitingError)) opts.log(`${jobLabel(job.data)}: failed (delivery ${job.attemptsMade} of ${job.opts.attempts ?? 1}): ${err.message}`);
   });

@@ -90,7 +90,10 @@ export async function checkouts(inst: CorpusInstance, parent: string): Promise<{
   return dirs;
 }
 
-export interface CorpusOptions extends Omit<ReproOptions, 'dir' | 'command' | 'reference' | 'referenceFile' | 'asOf' | 'ecosystem' | 'shim' | 'onRun'> {
+/** The options of every instance's runs (the corpus's `--k`, `--vary`, sandbox, limits, tracer). */
+export type InstanceOptions = Omit<ReproOptions, 'dir' | 'command' | 'reference' | 'referenceFile' | 'asOf' | 'ecosystem' | 'shim' | 'onRun'>;
+
+export interface CorpusOptions extends InstanceOptions {
   corpus: string;
   store: ResultsStore;
 }
@@ -101,10 +104,23 @@ export interface CorpusSummary {
   skipped: string[];
 }
 
+/** The corpus's name in the store: its file's absolute path. */
+export const corpusName = (file: string): string => path.resolve(file);
+
+/**
+ * Fresh checkouts of every instance in `work`, each checked (its commit there, its patch applying) before anything
+ * runs: the first that fails is an error naming it.
+ */
+export async function checkInstances(instances: readonly CorpusInstance[], work: string): Promise<Map<string, { baseline: string; patched: string }>> {
+  const prepared = new Map<string, { baseline: string; patched: string }>();
+  for (const inst of instances) prepared.set(inst.id, await checkouts(inst, path.join(work, inst.id)));
+  return prepared;
+}
+
 /** Runs every instance not yet done. All lines and all patches are checked first, so a bad one records nothing. */
 export async function runCorpus(opts: CorpusOptions): Promise<CorpusSummary> {
   const instances = await readCorpus(opts.corpus);
-  const name = path.resolve(opts.corpus);
+  const name = corpusName(opts.corpus);
   const tables = opts.store.repro();
   const work = await mkdtemp(path.join(os.tmpdir(), 'envproof-corpus-'));
   const summary: CorpusSummary = { corpus: name, done: [], skipped: [] };
@@ -113,18 +129,10 @@ export async function runCorpus(opts: CorpusOptions): Promise<CorpusSummary> {
     for (const i of instances) if ((await tables.status(name, i.id)) === 'done') done.add(i.id);
     const todo = instances.filter((i) => !done.has(i.id));
     summary.skipped = instances.filter((i) => !todo.includes(i)).map((i) => i.id);
-    const prepared = new Map<string, { baseline: string; patched: string }>();
-    for (const inst of todo) prepared.set(inst.id, await checkouts(inst, path.join(work, inst.id)));
+    const prepared = await checkInstances(todo, work);
     for (const inst of todo) {
-      const dirs = prepared.get(inst.id)!;
       opts.progress(`instance ${inst.id}`);
-      await tables.begin({ corpus: name, instanceId: inst.id, repo: inst.repo, commit: inst.commit, command: inst.cmd, recordedAt: inst.recordedAt.toISOString(), rerunAt: new Date().toISOString(), k: opts.k });
-      try {
-        await runInstance(inst, dirs, opts, name);
-      } catch (err) {
-        await tables.discard(name, inst.id);
-        throw err;
-      }
+      await recordInstance(inst, prepared.get(inst.id)!, { ...opts, name });
       summary.done.push(inst.id);
     }
     return summary;
@@ -133,15 +141,43 @@ export async function runCorpus(opts: CorpusOptions): Promise<CorpusSummary> {
   }
 }
 
-/** The patched checkout against the recorded outcome, with the shim and attribution; then the unpatched baseline. */
-async function runInstance(inst: CorpusInstance, dirs: { baseline: string; patched: string }, opts: CorpusOptions, name: string): Promise<void> {
+/**
+ * One instance of a corpus job (`envproof repro --corpus --queue`, run by a worker): skipped when the store has it
+ * `done`, else checked out fresh and run from the start, as `runCorpus` runs it. Returns whether it ran.
+ */
+export async function reproduceInstance(inst: CorpusInstance, opts: InstanceOptions & { store: ResultsStore; name: string }): Promise<boolean> {
+  if ((await opts.store.repro().status(opts.name, inst.id)) === 'done') return false;
+  const work = await mkdtemp(path.join(os.tmpdir(), 'envproof-corpus-'));
+  try {
+    await recordInstance(inst, await checkouts(inst, work), opts);
+    return true;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Records one instance from its start; one that fails with an error is removed (nothing of it stays half recorded). */
+async function recordInstance(inst: CorpusInstance, dirs: { baseline: string; patched: string }, opts: InstanceOptions & { store: ResultsStore; name: string }): Promise<void> {
   const tables = opts.store.repro();
-  const common = { ...opts, command: inst.cmd, ecosystem: inst.ecosystem };
+  await tables.begin({ corpus: opts.name, instanceId: inst.id, repo: inst.repo, commit: inst.commit, command: inst.cmd, recordedAt: inst.recordedAt.toISOString(), rerunAt: new Date().toISOString(), k: opts.k });
+  try {
+    await runInstance(inst, dirs, opts);
+  } catch (err) {
+    await tables.discard(opts.name, inst.id);
+    throw err;
+  }
+}
+
+/** The patched checkout against the recorded outcome, with the shim and attribution; then the unpatched baseline. */
+async function runInstance(inst: CorpusInstance, dirs: { baseline: string; patched: string }, opts: InstanceOptions & { store: ResultsStore; name: string }): Promise<void> {
+  const { store, name, ...options } = opts;
+  const tables = store.repro();
+  const common = { ...options, command: inst.cmd, ecosystem: inst.ecosystem };
   const patched: ReproReport = await runRepro({
     ...common,
     dir: dirs.patched,
     shim: true,
-    reference: { recordedAt: inst.recordedAt, outcome: inst.outcome, path: `${opts.corpus} (${inst.id})` },
+    reference: { recordedAt: inst.recordedAt, outcome: inst.outcome, path: `${name} (${inst.id})` },
     onRun: (run) => tables.addRun(name, inst.id, 'patched', run),
   });
   const baseline = await runRepro({ ...common, dir: dirs.baseline, shim: false, attribute: false, onRun: (run) => tables.addRun(name, inst.id, 'baseline', run) });

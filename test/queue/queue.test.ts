@@ -4,15 +4,15 @@
  * into SQLite.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { queueStatus, withQueue } from '../../src/queue/client.js';
-import { REPO_ROOT, runCliAsync } from '../helpers/cli.js';
+import { runCliAsync } from '../helpers/cli.js';
 import { createDatabase, freePort, startPostgres, startRedis, type Service } from '../helpers/services.js';
 import { readStore, SUITE, tempStore, type StoreEntry } from '../protocol/helpers.js';
+import { startWorker, stopWorker, until, type WorkerProcess } from './workers.js';
 
 const SCRIPT = path.join(import.meta.dirname, 'fixtures', 'workload.yaml');
 const OPTIONS = ['--suite', SUITE, '--sandbox', 'host', '--quiet', '--languages', 'javascript', '--repairs', '2'];
@@ -24,37 +24,6 @@ function comparable(entries: StoreEntry[]): unknown[] {
     run,
     attempts: attempts.map(({ attempt, success, errorClass, step, treeHash, manifestPath, manifest, sandbox }) => ({ attempt, success, errorClass, step, treeHash, manifestPath, manifest, sandbox })),
   }));
-}
-
-interface WorkerProcess {
-  child: ChildProcess;
-  log(): string;
-  exited: Promise<number | null>;
-}
-
-function startWorker(queue: string, store: string, ...extra: string[]): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), 'worker', '--queue', queue, '--store', store, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (c: Buffer) => (log += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, log: () => log, exited };
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** SIGTERM once the worker is up (its signal handlers installed), then the exit code (a graceful stop is 0). */
-async function stopWorker(w: WorkerProcess): Promise<number | null> {
-  if (w.child.exitCode === null && w.child.signalCode === null) {
-    await until('the worker up', () => w.log().includes('waiting for jobs') || w.child.exitCode !== null);
-    w.child.kill('SIGTERM');
-  }
-  return w.exited;
 }
 
 const p02Attempts = async (store: string) => (await readStore(store).catch(() => [])).find((e) => e.run.taskId === 'p_02')?.attempts.length ?? 0;
