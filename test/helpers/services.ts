@@ -119,6 +119,12 @@ export async function startPostgres(): Promise<Service> {
     child.stderr!.on('data', (c: Buffer) => (log += c.toString()));
     const c = child;
     await waitForPort(port, 20_000, () => (c.exitCode !== null ? `postgres exited: ${log}` : undefined));
+    // The port opens before the server accepts connections ("the database system is starting up").
+    const deadline = Date.now() + 20_000;
+    while (spawnSync(postgresBin('pg_isready'), ['-h', dir, '-p', String(port), '-U', 'postgres', '-q'], user).status !== 0) {
+      if (c.exitCode !== null || Date.now() > deadline) throw new Error(`postgres did not become ready: ${log}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   };
   await start();
   run('createdb', ['-h', dir, '-p', String(port), '-U', 'postgres', 'envproof']);
