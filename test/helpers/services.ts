@@ -46,6 +46,20 @@ async function waitForPort(port: number, timeoutMs: number, exited: () => string
   }
 }
 
+/**
+ * Runs a server's first start; when it fails, stops the server and removes its directory: a server left running
+ * would keep the test file's process alive after its tests ended.
+ */
+async function orRemoved(dir: string, child: () => ChildProcess | undefined, signal: NodeJS.Signals, first: () => Promise<void>): Promise<void> {
+  try {
+    await first();
+  } catch (err) {
+    await stopChild(child(), signal);
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
 function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
@@ -75,7 +89,7 @@ export async function startRedis(): Promise<Service> {
     const c = child;
     await waitForPort(port, 10_000, () => (c.exitCode !== null ? `redis-server exited: ${log}` : undefined));
   };
-  await start();
+  await orRemoved(dir, () => child, 'SIGTERM', start);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -126,8 +140,10 @@ export async function startPostgres(): Promise<Service> {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  await start();
-  run('createdb', ['-h', dir, '-p', String(port), '-U', 'postgres', 'envproof']);
+  await orRemoved(dir, () => child, 'SIGINT', async () => {
+    await start();
+    run('createdb', ['-h', dir, '-p', String(port), '-U', 'postgres', 'envproof']);
+  });
   // SIGINT is PostgreSQL's fast shutdown: it disconnects clients (SIGTERM would wait for them to leave).
   return {
     url: `postgres://postgres@127.0.0.1:${port}/envproof`,
