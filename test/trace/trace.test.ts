@@ -124,12 +124,13 @@ test('a directory too deep for the fast tracer to name: the run is repeated unde
 });
 
 describe('the fast tracer loses calls when its ring buffer overflows', () => {
-  // One page of ring buffer holds two records of these long paths: the reader cannot keep up with a program
-  // opening thousands of files, and the kernel counts what it could not send.
+  // A record of these paths (about 4,080 bytes, within PATH_MAX) is larger than a one-page ring buffer can ever
+  // hold, so every open overflows it whatever the reader's speed (a reader that merely lags behind would make the
+  // loss depend on the machine's load), and the kernel counts what it could not send.
   const daemon = FastTraceDaemon.start({ ringPages: 1 });
   after(async () => (await daemon).stop());
   const FILES = 3000;
-  const program = `import os\nlong = './' * 700\nfor n in sorted(os.listdir('many')): open(long + 'many/' + n).close()`;
+  const program = `import os\nlong = './' * 2035\nfor n in sorted(os.listdir('many')): open(long + 'many/' + n).close()`;
 
   function thousandsOfFiles(): HostSandbox {
     const sb = sandbox();
