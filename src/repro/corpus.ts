@@ -75,8 +75,14 @@ async function git(args: string[], cwd?: string): Promise<{ ok: boolean; output:
   return { ok: r.exitCode === 0, output: `${r.stdout}${r.stderr}`.trim() };
 }
 
+/** An instance's two fresh checkouts: at its commit, and with its patch applied. */
+export interface Checkouts {
+  baseline: string;
+  patched: string;
+}
+
 /** Fresh checkouts of the instance's commit: unpatched (the baseline) and patched. Errors name the instance. */
-export async function checkouts(inst: CorpusInstance, parent: string): Promise<{ baseline: string; patched: string }> {
+export async function checkouts(inst: CorpusInstance, parent: string): Promise<Checkouts> {
   if (!(await stat(inst.patch).catch(() => undefined))?.isFile()) throw new EnvproofError(`instance ${inst.id}: no patch file ${inst.patch}`);
   const dirs = { baseline: path.join(parent, 'baseline'), patched: path.join(parent, 'patched') };
   for (const dir of Object.values(dirs)) {
@@ -104,6 +110,9 @@ export interface CorpusSummary {
   skipped: string[];
 }
 
+/** What recording an instance needs: its runs' options, the store, and the corpus's name there. */
+type RecordingOptions = InstanceOptions & { store: ResultsStore; name: string };
+
 /** The corpus's name in the store: its file's absolute path. */
 export const corpusName = (file: string): string => path.resolve(file);
 
@@ -111,8 +120,8 @@ export const corpusName = (file: string): string => path.resolve(file);
  * Fresh checkouts of every instance in `work`, each checked (its commit there, its patch applying) before anything
  * runs: the first that fails is an error naming it.
  */
-export async function checkInstances(instances: readonly CorpusInstance[], work: string): Promise<Map<string, { baseline: string; patched: string }>> {
-  const prepared = new Map<string, { baseline: string; patched: string }>();
+export async function checkInstances(instances: readonly CorpusInstance[], work: string): Promise<Map<string, Checkouts>> {
+  const prepared = new Map<string, Checkouts>();
   for (const inst of instances) prepared.set(inst.id, await checkouts(inst, path.join(work, inst.id)));
   return prepared;
 }
@@ -145,7 +154,7 @@ export async function runCorpus(opts: CorpusOptions): Promise<CorpusSummary> {
  * One instance of a corpus job (`envproof repro --corpus --queue`, run by a worker): skipped when the store has it
  * `done`, else checked out fresh and run from the start, as `runCorpus` runs it. Returns whether it ran.
  */
-export async function reproduceInstance(inst: CorpusInstance, opts: InstanceOptions & { store: ResultsStore; name: string }): Promise<boolean> {
+export async function reproduceInstance(inst: CorpusInstance, opts: RecordingOptions): Promise<boolean> {
   if ((await opts.store.repro().status(opts.name, inst.id)) === 'done') return false;
   const work = await mkdtemp(path.join(os.tmpdir(), 'envproof-corpus-'));
   try {
@@ -157,7 +166,7 @@ export async function reproduceInstance(inst: CorpusInstance, opts: InstanceOpti
 }
 
 /** Records one instance from its start; one that fails with an error is removed (nothing of it stays half recorded). */
-async function recordInstance(inst: CorpusInstance, dirs: { baseline: string; patched: string }, opts: InstanceOptions & { store: ResultsStore; name: string }): Promise<void> {
+async function recordInstance(inst: CorpusInstance, dirs: Checkouts, opts: RecordingOptions): Promise<void> {
   const tables = opts.store.repro();
   await tables.begin({ corpus: opts.name, instanceId: inst.id, repo: inst.repo, commit: inst.commit, command: inst.cmd, recordedAt: inst.recordedAt.toISOString(), rerunAt: new Date().toISOString(), k: opts.k });
   try {
@@ -169,7 +178,7 @@ async function recordInstance(inst: CorpusInstance, dirs: { baseline: string; pa
 }
 
 /** The patched checkout against the recorded outcome, with the shim and attribution; then the unpatched baseline. */
-async function runInstance(inst: CorpusInstance, dirs: { baseline: string; patched: string }, opts: InstanceOptions & { store: ResultsStore; name: string }): Promise<void> {
+async function runInstance(inst: CorpusInstance, dirs: Checkouts, opts: RecordingOptions): Promise<void> {
   const { store, name, ...options } = opts;
   const tables = store.repro();
   const common = { ...options, command: inst.cmd, ecosystem: inst.ecosystem };
