@@ -114,7 +114,8 @@ function kindOf(module: EcosystemModule): ProjectKind {
     entry: (ctx, install, hostProject) => entryPoint(module, ctx, install, hostProject),
     attribute: (files, ctx, install) => module.attribute(files, ctx, install),
     clockProbe,
-    cpuProbe: CPU_PROBES[id]!,
+    // Another runtime is at least asked what the C library and the affinity say.
+    cpuProbe: CPU_PROBES[id] ?? CPU_PROBES.cpp!,
     ...(id === 'go' ? { clockLimit: 'Go reads the clock from the kernel (vDSO), not through libc, so libfaketime cannot shift it' } : {}),
     datedResolution: DATED[id] ?? { supported: false, why: NO_DATE[id] ?? `${module.displayName} has no way to resolve against a registry as of a date` },
   };
