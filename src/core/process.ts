@@ -101,6 +101,13 @@ export function runProcess(argv: readonly string[], opts: ProcessOptions): Promi
   });
 }
 
+/** Why a command did not succeed, in a few words (what it printed is the caller's to show). */
+export function describeFailure(r: ProcessResult): string {
+  if (r.timedOut) return 'timed out';
+  if (r.spawnError) return `could not start: ${r.spawnError}`;
+  return r.signal ? `killed by ${r.signal}` : `exited with ${r.exitCode}`;
+}
+
 /** The last `lines` lines of a text, for error messages. */
 export function tail(text: string, lines = 40): string {
   const all = text.trimEnd().split('\n');

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot } from '../core/cache.js';
 import { EnvproofError } from '../core/errors.js';
-import { runProcess } from '../core/process.js';
+import { describeFailure, runProcess } from '../core/process.js';
 import { packageCacheEnv } from '../ecosystems/index.js';
 import type { ProgramRun, SandboxLimits } from './limits.js';
 import type { ExecRequest } from './types.js';
@@ -69,12 +69,15 @@ export function programRun(req: ExecRequest, workDir: string, cacheDir: string, 
 
 /**
  * Makes the work directory (with whatever envproof put there since the last run) belong to the sandbox's user.
- * Symlinks a program left are never followed.
+ * Symlinks a program left are never followed. A walk that fails is walked once more before giving up: the
+ * handover is idempotent, and a busy host can fail one walk (a file removed under it, chown not started).
  */
 export async function prepareWritableDirs(workDir: string, uid: number | undefined): Promise<void> {
   await mkdir(sandboxHome(workDir), { recursive: true });
   if (uid === undefined) return;
   const argv = ['chown', '--recursive', '-P', '--no-dereference', `${uid}:${uid}`, workDir];
-  const r = await runProcess(argv, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 120_000 });
-  if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${workDir} to the sandbox user`, undefined, r.stderr);
+  const handOver = () => runProcess(argv, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 120_000 });
+  let r = await handOver();
+  if (r.exitCode !== 0) r = await handOver();
+  if (r.exitCode !== 0) throw new EnvproofError(`cannot hand ${workDir} to the sandbox user: ${r.stderr.trim().split('\n')[0] || describeFailure(r)}`, undefined, r.stderr);
 }

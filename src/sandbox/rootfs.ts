@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { cacheRoot } from '../core/cache.js';
 import { EnvproofError, UsageError } from '../core/errors.js';
-import { runProcess, tail, type ProcessResult } from '../core/process.js';
+import { describeFailure, runProcess, tail, type ProcessResult } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { withDirLock } from './lock.js';
 import { hostDebianMirror } from './mirror.js';
@@ -387,9 +387,8 @@ async function step(what: string, argv: string[], timeoutMs: number): Promise<st
 /** Throws the build error for a step that did not exit with 0. */
 function failedStep(what: string, r: ProcessResult): void {
   if (r.exitCode !== 0) {
-    const why = r.timedOut ? 'timed out' : r.spawnError ?? `exited with ${r.exitCode ?? r.signal}`;
     throw new EnvproofError(
-      `building the environment failed at ${what}: ${why}`,
+      `building the environment failed at ${what}: ${describeFailure(r)}`,
       'check the network access to the Debian mirror and the free disk space, then run `envproof env build <language> --force`',
       tail(`${r.stdout}\n${r.stderr}`, 30),
     );
