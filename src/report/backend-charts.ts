@@ -1,7 +1,7 @@
 /** The backend suite's figures: strict A% by constraint level (the decay), and A% by framework. */
 import type { BackendReport } from '../metrics/backend.js';
 import { ALL_AGENTS } from '../metrics/backend.js';
-import { chart, missing, type Figure } from './charts.js';
+import { chart, missing, type Figure } from './figure.js';
 
 const DECAY = 'Backend — constraint decay: strict A% by level';
 const FRAMEWORKS = 'Backend — A% by framework';

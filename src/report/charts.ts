@@ -3,31 +3,12 @@
  * rendering here (charts-render.ts does that). A figure whose data is absent becomes a `MissingFigure` that
  * says why, so the report never shows an empty or broken chart.
  */
-import type { TopLevelSpec } from 'vega-lite';
 import type { EcosystemId } from '../core/types.js';
 import { ecosystem } from '../ecosystems/index.js';
 import { ALL_AGENTS, type AggregateReport, type RepairBucket } from '../metrics/aggregate.js';
 import { backendFigures } from './backend-charts.js';
 import { boxStats, evenSample } from './charts-stats.js';
-
-export interface ChartFigure {
-  kind: 'chart';
-  /** `fig4` … `fig10`, also the HTML anchor. */
-  id: string;
-  title: string;
-  caption: string;
-  spec: TopLevelSpec;
-}
-
-export interface MissingFigure {
-  kind: 'missing';
-  id: string;
-  title: string;
-  /** One sentence: why the figure cannot be drawn from this data. */
-  reason: string;
-}
-
-export type Figure = ChartFigure | MissingFigure;
+import { chart, missing, type Figure } from './figure.js';
 
 export function languageLabel(language: EcosystemId): string {
   return ecosystem(language).displayName;
@@ -51,24 +32,6 @@ const REPAIR_BUCKET_COLORS: Record<RepairBucket, string> = {
   failed: '#d73027',
   unknown: '#bdbdbd',
 };
-
-/** Shared look: readable sizes, white background (the SVG is embedded as is). */
-const CONFIG = {
-  background: 'white',
-  font: 'Helvetica, Arial, sans-serif',
-  axis: { labelFontSize: 11, titleFontSize: 12 },
-  legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 320 },
-  title: { fontSize: 13 },
-  view: { stroke: null },
-} as const;
-
-export function chart(id: string, title: string, caption: string, spec: Record<string, unknown>): ChartFigure {
-  return { kind: 'chart', id, title, caption, spec: { config: CONFIG, ...spec } as TopLevelSpec };
-}
-
-export function missing(id: string, title: string, reason: string): MissingFigure {
-  return { kind: 'missing', id, title, reason };
-}
 
 /** Sort order of the language axis: the paper's order, as display labels. */
 function languageSort(report: AggregateReport): string[] {

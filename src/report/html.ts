@@ -4,7 +4,8 @@
  * Async because Vega renders its scenegraph asynchronously.
  */
 import type { AggregateReport, RunSource } from '../metrics/aggregate.js';
-import { buildFigures, languageLabel, type Figure } from './charts.js';
+import { buildFigures, languageLabel } from './charts.js';
+import type { Figure } from './figure.js';
 import { renderSvg } from './charts-render.js';
 import { allTables, setAsideSentence, type ReportTable } from './csv-tables.js';
 import { tableToCsv } from './csv.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -10,9 +11,8 @@ import {
   MAX_DOTS_PER_STRATUM,
   mismatchRates,
   repairDepth,
-  type ChartFigure,
-  type Figure,
 } from '../../../src/report/charts.js';
+import type { ChartFigure, Figure } from '../../../src/report/figure.js';
 import { renderSvg } from '../../../src/report/charts-render.js';
 import { evenSample, quantile } from '../../../src/report/charts-stats.js';
 import { smallReport } from './fixtures/small-report.js';
