@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheRoot } from '../core/cache.js';
-import { CACHE_INSIDE } from '../sandbox/environment.js';
+import { CACHE_INSIDE } from '../sandbox/paths.js';
 import type { Sandbox } from '../sandbox/types.js';
 
 const MAX_FILES = 10;

@@ -16,7 +16,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheRoot } from '../core/cache.js';
 import { runProcess } from '../core/process.js';
-import { sandboxCacheDir } from './environment.js';
+import { sandboxCacheDir } from './paths.js';
 import { isAlive } from './lock.js';
 
 /** One package manager's cache under the shared directory, and how to publish into it what can be verified. */

@@ -1,31 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
-import { cacheRoot } from '../core/cache.js';
 import { EnvproofError } from '../core/errors.js';
 import { describeFailure, runProcess } from '../core/process.js';
 import { packageCacheEnv } from '../ecosystems/index.js';
 import type { ProgramRun, SandboxLimits } from './limits.js';
+import { CA_BUNDLE, CACHE_INSIDE, sandboxHome } from './paths.js';
 import type { ExecRequest } from './types.js';
-
-/** Where the shared package caches appear inside isolating sandboxes (bwrap, docker, podman). */
-export const CACHE_INSIDE = '/envproof/cache';
-/** The system CA bundle; registries are reached through whatever CAs this machine trusts. */
-export const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
-export const JAVA_CA_STORE = '/etc/ssl/certs/java/cacerts';
-
-/**
- * Host directory of the package caches shared by isolating sandboxes. It is separate from the host backend's
- * caches because the sandbox's user owns it.
- */
-export function sandboxCacheDir(): string {
-  return path.join(cacheRoot(), 'sandbox-cache');
-}
-
-/** HOME of programs in every sandbox: a directory of the work directory (as the program sees it). */
-export function sandboxHome(workDir: string): string {
-  return path.posix.join(workDir, 'home');
-}
 
 /**
  * The complete environment of a program in an isolating sandbox: nothing of the caller's environment, only

@@ -6,7 +6,7 @@ import { packageCacheEnv } from '../ecosystems/index.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { commandPath } from './rootfs.js';
-import { sandboxHome } from './environment.js';
+import { sandboxHome } from './paths.js';
 import type { ExecIsolation, ExecRequest, ExecResult, Sandbox } from './types.js';
 
 /** Only these variables reach programs; credentials and the user's settings never do. */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bucketPath } from '../../src/ecosystems/javascript/cache.js';
 import { layersRoot } from '../../src/sandbox/cache-layers.js';
-import { sandboxCacheDir } from '../../src/sandbox/environment.js';
+import { sandboxCacheDir } from '../../src/sandbox/paths.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
 import { buildEnvironment } from './helpers.js';

@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { sandboxHome } from '../../sandbox/environment.js';
+import { sandboxHome } from '../../sandbox/paths.js';
 import { NoEntryPointError } from '../../core/errors.js';
 import type { AuditContext, EcosystemModule, InstallResult, RunChoice } from '../types.js';
 import { attributeJava } from './attribute.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { cacheRoot } from '../../core/cache.js';
-import { sandboxCacheDir } from '../../sandbox/environment.js';
+import { sandboxCacheDir } from '../../sandbox/paths.js';
 
 /**
  * Host directories of the Maven local repositories that sandboxes share across runs (never the user's ~/.m2;
