@@ -4,6 +4,8 @@
  * failure there, never a silent skip.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { TestContext } from 'node:test';
 
 export const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -30,4 +32,13 @@ export function requires(what: string, present: boolean, detail?: string): { ski
 export function skipMissing(t: TestContext, what: string, detail?: string): void {
   if (IN_CI) assert.fail(ciFailure(what, detail));
   t.skip(`needs ${missing(what, detail)}`);
+}
+
+/**
+ * For tests that read the shared data beside the checkout (`../shared`, see docs/paper-data.md): each path given
+ * (relative to the shared folder) must exist; the skip (or CI failure) names the ones that do not.
+ */
+export function requiresShared(shared: string, ...paths: string[]): { skip?: string } {
+  const absent = paths.map((p) => path.join(shared, p)).filter((p) => !existsSync(p));
+  return requires('the shared data beside the checkout', absent.length === 0, absent.length ? `no ${absent.join(', ')}` : undefined);
 }

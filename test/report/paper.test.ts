@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The paper's public data (SHARED/data/envgap-paper) imported and checked through the CLI: all 160 claims of
  * results/verification.csv, and the nine published tables string for string.
@@ -10,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { CheckOutcome } from '../../src/report/check.js';
 import { ResultsStore } from '../../src/store/store.js';
 import { runCli, SHARED } from '../helpers/cli.js';
+import { requiresShared } from '../helpers/requires.js';
 
 const PAPER = path.join(SHARED, 'data', 'envgap-paper');
 const VERIFICATION = path.join(PAPER, 'results', 'verification.csv');
@@ -39,7 +41,7 @@ function verificationRows(text: string): { claim: string; paper: string; reprodu
     });
 }
 
-describe('the paper: import + report --check', () => {
+describe('the paper: import + report --check', requiresShared(SHARED, 'data/envgap-paper'), () => {
   let dir: string;
   let store: string;
   before(() => {

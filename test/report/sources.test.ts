@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * One store, two sources: the paper's import and envproof's own runs of an agent also called `claude`, with tasks
  * whose domains differ from the paper's. The report never mixes them: the paper's numbers stay the paper's (all
@@ -12,6 +13,7 @@ import type { AggregateReport } from '../../src/metrics/aggregate.js';
 import { ResultsStore } from '../../src/store/store.js';
 import type { StoredRun } from '../../src/store/types.js';
 import { runCli, SHARED } from '../helpers/cli.js';
+import { requiresShared } from '../helpers/requires.js';
 
 const PAPER = path.join(SHARED, 'data', 'envgap-paper');
 const VERIFICATION = path.join(PAPER, 'results', 'verification.csv');
@@ -52,7 +54,7 @@ function report(store: string, ...args: string[]): { status: number | null; json
   return { status: r.status, json: r.status === 0 ? JSON.parse(r.stdout) : undefined, stderr: r.stderr };
 }
 
-describe('a store holding the paper and envproof runs of an agent named claude', () => {
+describe('a store holding the paper and envproof runs of an agent named claude', requiresShared(SHARED, 'data/envgap-paper'), () => {
   let dir: string;
   let mixed: string;
   let paperOnly: string;

@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { ecosystemIds } from '../../src/ecosystems/index.js';
 import { resolveSuite } from '../../src/tasks/resolve.js';
 import { PROMPT_VARIANTS } from '../../src/tasks/types.js';
 import { SHARED } from '../helpers/cli.js';
+import { requiresShared } from '../helpers/requires.js';
 
 const PROMPTS = path.join(SHARED, 'data/envgap-paper/data/prompts');
 const suite = resolveSuite('bundled');
@@ -27,7 +29,7 @@ function shingles(text: string, n: number): Set<string> {
 }
 
 describe('bundled suite', () => {
-  it('has the 50 tasks of the paper with the same id, title, domain and complexity', () => {
+  it('has the 50 tasks of the paper with the same id, title, domain and complexity', requiresShared(SHARED, 'data/envgap-paper/data/prompts'), () => {
     const rows = overviewRows();
     assert.equal(rows.length, 50);
     assert.deepEqual(
@@ -66,7 +68,7 @@ describe('bundled suite', () => {
     }
   });
 
-  it('shares no 8-word sequence with the paper prompt files or overview (own words)', () => {
+  it('shares no 8-word sequence with the paper prompt files or overview (own words)', requiresShared(SHARED, 'data/envgap-paper/data/prompts'), () => {
     const paper = new Map<string, string>();
     const add = (file: string) => {
       for (const s of shingles(readFileSync(file, 'utf8'), 8)) paper.set(s, path.relative(PROMPTS, file));

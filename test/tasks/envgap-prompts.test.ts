@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { resolveSuite } from '../../src/tasks/resolve.js';
 import { runCli, SHARED } from '../helpers/cli.js';
+import { requiresShared } from '../helpers/requires.js';
 
 const PROMPTS = path.join(SHARED, 'data/envgap-paper/data/prompts');
 const FOLDER = { python: 'python_prompts', java: 'java_prompts', javascript: 'javascript_prompts', cpp: 'cpp_prompts' } as const;
@@ -12,7 +14,7 @@ const FOLDER = { python: 'python_prompts', java: 'java_prompts', javascript: 'ja
 const PAPER_LANGUAGES = Object.keys(FOLDER) as (keyof typeof FOLDER)[];
 const promptFile = (language: keyof typeof FOLDER, id: string) => readFileSync(path.join(PROMPTS, FOLDER[language], `${id}.md`), 'utf8');
 
-describe('envgap-prompts suite', () => {
+describe('envgap-prompts suite', requiresShared(SHARED, 'data/envgap-paper/data/prompts'), () => {
   const suite = resolveSuite(`envgap-prompts:${PROMPTS}`);
   const tmp = mkdtempSync(path.join(tmpdir(), 'envproof-envgap-'));
   after(() => rmSync(tmp, { recursive: true, force: true }));
