@@ -31,9 +31,9 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
     const choice = environmentChoice(o);
     const progress = (m: string) => process.stderr.write(`${m}\n`);
     const extra = choice.systemPackages?.length ? ` with ${choice.systemPackages.join(', ')}` : '';
-    for (const language of languagesOf(arg)) {
+    if (o.sandbox === 'bwrap' && choice.imageBase === 'ubuntu') throw new UsageError('--image-base ubuntu needs --sandbox podman or docker');
+    const buildOne = async (language: EcosystemId) => {
       if (o.sandbox === 'bwrap' || o.force) {
-        if (choice.imageBase === 'ubuntu') throw new UsageError('--image-base ubuntu needs --sandbox podman or docker');
         const e = await ensureEnvironment(language, { force: o.force, systemPackages: choice.systemPackages, progress });
         process.stdout.write(`${language}${extra}: ready at ${e.dir} (built ${e.marker.builtAt})\n`);
       }
@@ -41,7 +41,13 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
         await prepareEnvironment(o.sandbox, language, choice, progress);
         process.stdout.write(`${language}${extra}: ${o.sandbox} image ready (base ${choice.imageBase})\n`);
       }
-    }
+    };
+    // The languages are independent once the shared base system exists (its build is locked, so the first one
+    // makes it and the others wait): they are built side by side, as most of a build waits on the mirror.
+    const results = await Promise.allSettled(languagesOf(arg).map(buildOne));
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    for (const f of failed.slice(1)) process.stderr.write(`envproof: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}\n`);
+    if (failed.length > 0) throw failed[0]!.reason;
   });
 
   env
