@@ -1,3 +1,4 @@
+// tier: quick
 /** whyNotStarted: which outcomes of a traced run mean that the program never ran (so D3 is unknown). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

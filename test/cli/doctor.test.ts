@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';

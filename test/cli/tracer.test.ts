@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { cliCommand, REPO_ROOT, runCli } from '../helpers/cli.js';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'envproof-tracer-cli-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -67,7 +67,7 @@ describe('where the fast tracer cannot run (not root)', () => {
     chmodSync(scratch, 0o755);
     const r = spawnSync(
       'setpriv',
-      ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--', process.execPath, '--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), ...args],
+      ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--', ...cliCommand(...args)],
       { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cache, ENVPROOF_CACHE_DIR: cache }, encoding: 'utf8', timeout: 300_000 },
     );
     return r;

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The contract every registered ecosystem module keeps (docs/ecosystems.md), checked on each one's shared fixture:
  * test/ecosystems/<id>/fixtures/contract/ holds a small project and contract.json with what the module must make of it

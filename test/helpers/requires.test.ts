@@ -1,3 +1,4 @@
+// tier: quick
 /** The skip helper: outside CI a skip names what is missing; in CI a missing tool fails instead of skipping. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

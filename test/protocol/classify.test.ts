@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runCommandFromReadme } from '../../src/audit/readme-run.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { cliCommand, runCli } from '../helpers/cli.js';
 import { FIXTURES, SUITE, readStore, tempStore, type StoreEntry } from './helpers.js';
 
 const args = (store: string) => [
@@ -12,7 +12,8 @@ const args = (store: string) => [
 
 test('a run killed half-way resumes where it stopped, without re-running finished attempts', async () => {
   const store = tempStore();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), ...args(store)], { stdio: 'ignore' });
+  const [cmd, ...argv] = cliCommand(...args(store));
+  const child = spawn(cmd, argv, { stdio: 'ignore' });
   // Kill it once p_01 is done and p_02's first (failed) attempt is recorded: its repair round sleeps 4 s.
   const deadline = Date.now() + 120_000;
   let before: StoreEntry[] = [];

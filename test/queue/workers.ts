@@ -1,8 +1,7 @@
 /** `envproof worker` processes for the queue tests: started, their stderr kept, stopped with SIGTERM. */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { cliCommand } from '../helpers/cli.js';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -11,7 +10,8 @@ export interface WorkerProcess {
 }
 
 export function startWorker(queue: string, store: string, ...extra: string[]): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), 'worker', '--queue', queue, '--store', store, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const [cmd, ...argv] = cliCommand('worker', '--queue', queue, '--store', store, ...extra);
+  const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr!.on('data', (c: Buffer) => (log += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

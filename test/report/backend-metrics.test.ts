@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The backend suite's metrics on a hand-made set of runs whose values are worked out in the comments, and the
  * report writers' backend section (CSV, Markdown, HTML figures) from a real store.

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * A small hand-made dataset in the paper's per-run CSV format (fixtures/handmade): agents claude (trials 1–3 in
  * Python, 1 in C++) and codex (trial 1), tasks p_01–p_04, languages python and cpp, files split over results/raw

@@ -1,3 +1,4 @@
+// tier: quick
 /** Bad input to `envproof import envgap-csv` and `envproof report`: exit 2, file and line named, store untouched. */
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

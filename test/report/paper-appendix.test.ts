@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * Tables B4/B5 (most frequent phantom and hidden packages) against the paper's appendix, read from the seed
  * paper's text in ../shared/seeds at test time. The paper lists five packages per language, ordering ties in no

@@ -1,3 +1,4 @@
+// tier: quick
 /** The small pieces under the report: docs/paper-data.md §3 normalisation, Python rounding, the CSV reader, the statistics. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

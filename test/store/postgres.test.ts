@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The PostgreSQL results store (a real server, Debian's, on a private port) against the SQLite one: the same
  * migrations give the same tables; import, export and report give the same documents on both.

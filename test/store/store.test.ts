@@ -1,3 +1,4 @@
+// tier: quick
 /** The results store: schema, WAL, envproof's own runs with attempts, and `report` over them. */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

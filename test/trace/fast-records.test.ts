@@ -1,3 +1,4 @@
+// tier: quick
 /** The fast tracer's record format and how one run's records become files, without the kernel. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

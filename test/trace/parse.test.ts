@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';

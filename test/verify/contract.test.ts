@@ -1,3 +1,4 @@
+// tier: quick
 /** The contract suite's definition against the Conduit document, schema validation, and the backend task suite. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

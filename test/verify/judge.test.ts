@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The failure judge against a local server speaking the real chat-completions and Messages protocols: the
  * prompt it is given, temperature 0, its answers parsed and stored, and Cohen's κ against manual labels.

@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli.js';

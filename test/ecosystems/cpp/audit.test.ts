@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The C++ module end to end with the real CMake, GCC, dpkg and strace: configure (D2), build, run under
  * the tracer, attribute (D3 runtime and build-time). Expected sets are written by hand from the fixtures.

@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * `envproof audit` on brotli-codec, with the real CMake, GCC, dpkg and strace (libbrotli-dev from scripts/setup.sh):
  * two find_package names, BrotliDec and BrotliEnc, come from one Debian package. Written by hand from the fixture:

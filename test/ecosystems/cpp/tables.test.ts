@@ -1,3 +1,4 @@
+// tier: quick
 /** The C++ module's tables: build tools, Debian packages for missing libraries, Debian versions; and docs/cpp.md. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

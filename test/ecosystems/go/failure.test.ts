@@ -1,3 +1,4 @@
+// tier: quick
 /** The go command's failure messages (as go1.26 prints them) and their classes; the proxy unreachable for real. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

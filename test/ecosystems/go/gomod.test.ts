@@ -1,3 +1,4 @@
+// tier: quick
 /** The go.mod parser and D1 on hand-written files: odd formatting, comments, blocks, replace/exclude, bad input. */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * Go's outputs on hand-written text, no go command: go.mod edits of `envproof fix` (expected texts written out in
  * full, so every byte outside the changed lines is checked), go.sum reading and pruning, the requirement graph,

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * Java D3 attribution on a hand-made environment: jars written here (with or without pom.properties), a
  * class-load log written by hand in the JVM's format, and a traced file set as strace would report it.

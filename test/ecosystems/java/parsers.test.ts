@@ -1,3 +1,4 @@
+// tier: quick
 /** The Java module's pure parsers, on text written by hand in the formats Maven and the JVM produce. */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyNpmFailure, npmFailureSummary } from '../../../src/ecosystems/javascript/failure.js';

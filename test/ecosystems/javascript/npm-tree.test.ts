@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { installedFromTree, parseNpmLs } from '../../../src/ecosystems/javascript/npm-tree.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * D1 once the environment exists: the manifest is read again only where a marker compares a variable whose value
  * the environment's interpreter gives otherwise than the first reading assumed.

@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compareVersions, parseSpecifier, parseSpecifierSet, parseVersion, pinnedVersion, specifierContains } from '../../../src/ecosystems/python/pep440.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The HTML report in a real headless browser (Debian's chromium via playwright-core): it loads from a file://
  * URL with no console error and no request but the page itself, every figure is an SVG of non-zero size with

@@ -1,3 +1,4 @@
+// tier: quick
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { escapeHtml } from '../../../src/report/html-escape.js';

@@ -1,0 +1,36 @@
+/**
+ * Each test file's wall time in the last run that took it, used to start the longest files first. The working copy
+ * lives under node_modules/.cache (beside the type-checker's build info); `test/timings.json`, committed, seeds a
+ * fresh clone and is rewritten by `--save-timings`.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export type Timings = Record<string, number>;
+
+const cacheFile = (root: string) => path.join(root, 'node_modules', '.cache', 'envproof', 'test-timings.json');
+const seedFile = (root: string) => path.join(root, 'test', 'timings.json');
+
+function readJson(file: string): Timings | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return value && typeof value === 'object' ? (value as Timings) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The recorded seconds per file: the seed, overridden by what this checkout measured last. */
+export function readTimings(root: string): Timings {
+  return { ...readJson(seedFile(root)), ...readJson(cacheFile(root)) };
+}
+
+/** Records this run's seconds per file (files not run keep their last time); with `seed`, also the committed seed. */
+export function saveTimings(root: string, measured: Timings, seed: boolean): void {
+  const merged = { ...readTimings(root), ...measured };
+  const sorted = Object.fromEntries(Object.keys(merged).sort().map((f) => [f, Math.round(merged[f]! * 10) / 10]));
+  mkdirSync(path.dirname(cacheFile(root)), { recursive: true });
+  writeFileSync(cacheFile(root), `${JSON.stringify(sorted, null, 1)}\n`);
+  if (seed) writeFileSync(seedFile(root), `${JSON.stringify(Object.fromEntries(Object.entries(sorted).map(([f, s]) => [f, Math.round(s)])), null, 1)}\n`);
+}
