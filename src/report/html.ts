@@ -11,6 +11,7 @@ import { tableToCsv } from './csv.js';
 import { escapeHtml } from './html-escape.js';
 import { REPORT_CSS } from './html-style.js';
 import { renderTable } from './html-tables.js';
+import { labelledTable } from './labels.js';
 
 interface Section {
   id: string;
@@ -41,7 +42,7 @@ const SECTIONS: Section[] = [
   {
     id: 'domains',
     title: '5. Task domains and unnecessary dependencies',
-    items: ['fig10', 'domains', 'domains_pooled', 'unnecessary_dependency_rate', 'udr_pooled'],
+    items: ['fig10', 'domains', 'domains_pooled', 'fig11', 'unnecessary_dependency_rate', 'udr_pooled'],
   },
   { id: 'appendix', title: 'Appendix: manifest size and the most frequent gaps', items: ['tableA1_spearman', 'tableB4_phantom', 'tableB5_hidden'] },
 ];
@@ -115,7 +116,7 @@ export async function renderHtml(report: AggregateReport): Promise<string> {
       const figure = figures.get(id);
       if (figure) return [renderFigure(figure, svgs.get(id))];
       const table = tables.get(id);
-      return table ? [renderTable(table, tableToCsv(table))] : [];
+      return table ? [renderTable(labelledTable(table), tableToCsv(table))] : [];
     });
     return `<section id="${escapeHtml(s.id)}"><h2>${escapeHtml(s.title)}</h2>\n${parts.join('\n')}</section>`;
   });

@@ -3,10 +3,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { clock, LiveProgress, progressLine } from '../../src/cli/run-progress.js';
 import type { ProgressEvent } from '../../src/protocol/matrix.js';
-import { parseRerun } from '../../src/protocol/rerun.js';
+import { markReruns, parseRerun } from '../../src/protocol/rerun.js';
 import { MAX_RETRY_AFTER_SEC, retryingInfrastructure, retryWaitSec } from '../../src/protocol/retry.js';
 import type { RunPlan } from '../../src/protocol/run-one.js';
 import { boundedTranscript } from '../../src/protocol/transcript.js';
+import { ResultsStore } from '../../src/store/store.js';
+import type { AttemptRecord, StoredRun } from '../../src/store/types.js';
+import { tempStore } from './helpers.js';
 
 describe('retries of infrastructure failures', () => {
   test('the wait doubles from --retry-delay, and is as long as Retry-After asks when that is longer (within a bound)', () => {
@@ -55,6 +58,32 @@ test('a transcript keeps its beginning and its end within the bound, and says ho
 test('--rerun takes failed, infrastructure or an attempt error class', () => {
   for (const v of ['failed', 'infrastructure', 'code-bug', 'agent-error', 'timeout']) assert.equal(parseRerun(v), v);
   assert.throws(() => parseRerun('broken'), /--rerun broken: not a choice/);
+});
+
+test('--rerun chooses among the planned runs the store holds: failed ones, set-aside ones, or those with an attempt of a class', async () => {
+  const store = await ResultsStore.open(tempStore());
+  try {
+    const run = (taskId: string, over: Partial<StoredRun>): StoredRun => ({
+      source: 'envproof', agent: 'claude', language: 'python', taskId, trial: 1, primary: true, firstSuccess: false, finalSuccess: false, repairDepth: null,
+      initialErrorType: 'CodeBug', declared: [], installed: [], traced: [], claimedCount: 0, transitiveCount: 0, status: 'done', ...over,
+    });
+    const attempt = (n: number, errorClass: string | null): AttemptRecord => ({
+      attempt: n, treeHash: null, manifestPath: null, manifest: null, success: errorClass === null, errorClass, errorTail: null, startedAt: null, durationMs: null, tokensIn: null, tokensOut: null, costUsd: null,
+    });
+    await store.putRun(run('p_01', {}), [attempt(0, 'code-bug'), attempt(1, 'code-bug')]);
+    await store.putRun(run('p_02', { finalSuccess: true, repairDepth: 1 }), [attempt(0, 'agent-error'), attempt(1, null)]);
+    await store.putRun(run('p_03', { status: 'infrastructure-failed' }));
+    await store.putRun(run('p_04', { status: 'running' }), [attempt(0, 'code-bug')]);
+    const plans = ['p_01', 'p_02', 'p_03', 'p_04', 'p_05'].map((id) => ({ agent: { name: 'claude' }, task: { id }, language: 'python', trial: 1 }) as unknown as RunPlan);
+    const chosen = async (which: string) => (await markReruns(plans, store, which)).filter((p) => p.fresh).map((p) => p.task.id);
+    assert.deepEqual(await chosen('failed'), ['p_01']);
+    assert.deepEqual(await chosen('infrastructure'), ['p_03']);
+    assert.deepEqual(await chosen('agent-error'), ['p_02'], 'a run repaired after an agent error is redone too');
+    assert.deepEqual(await chosen('code-bug'), ['p_01'], 'a running run resumes rather than restarts');
+    assert.deepEqual(await chosen('timeout'), []);
+  } finally {
+    await store.close();
+  }
 });
 
 const plan = { agent: { name: 'claude' }, task: { id: 'p_02' }, language: 'python', trial: 1 } as unknown as RunPlan;
