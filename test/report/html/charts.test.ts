@@ -62,7 +62,7 @@ async function scene(spec: ChartFigure['spec']): Promise<SceneItem[]> {
       walk(item);
     }
   };
-  walk(view.scenegraph().root);
+  walk((view.scenegraph() as unknown as { root: unknown }).root);
   view.finalize();
   return items;
 }
