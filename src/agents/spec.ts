@@ -49,36 +49,33 @@ const LABEL = /^([A-Za-z0-9_.-]+)@(?=(scripted|replay|cmd|openai|anthropic)(:|$)
  */
 export function agentFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env): Agent {
   const label = LABEL.exec(spec);
-  if (label) {
-    const agent = unlabelledAgent(spec.slice(label[0].length), env);
-    return { name: label[1]!, turn: (req) => agent.turn(req) };
-  }
-  return unlabelledAgent(spec, env);
+  return label ? unlabelledAgent(spec.slice(label[0].length), env, label[1]!) : unlabelledAgent(spec, env);
 }
 
-function unlabelledAgent(spec: string, env: NodeJS.ProcessEnv): Agent {
+/** The agent of a spec without its label; `name`, when given, is the one it is stored (and named in messages) under. */
+function unlabelledAgent(spec: string, env: NodeJS.ProcessEnv, name?: string): Agent {
   const colon = spec.indexOf(':');
   const kind = colon < 0 ? spec : spec.slice(0, colon);
   const rest = colon < 0 ? '' : spec.slice(colon + 1);
   switch (kind) {
     case 'scripted':
       if (!rest) throw new UsageError('--agent scripted needs a script file: scripted:<file>');
-      return new ScriptedAgent('scripted', loadScript(rest));
+      return new ScriptedAgent(name ?? 'scripted', loadScript(rest));
     case 'replay':
       if (!rest) throw new UsageError('--agent replay needs a directory: replay:<dir>');
       if (!statSync(rest, { throwIfNoEntry: false })?.isDirectory()) {
         throw new UsageError(`--agent ${spec}: no such directory`, 'replay reads <dir>/<task-id>/<language>/<n>/');
       }
-      return new ReplayAgent('replay', rest);
+      return new ReplayAgent(name ?? 'replay', rest);
     case 'cmd': {
       if (!rest) throw new UsageError(`--agent cmd needs a preset (${Object.keys(CMD_PRESETS).join(', ')}) or a command template`);
       const preset = CMD_PRESETS[rest];
-      return preset ? new CmdAgent(rest, preset) : new CmdAgent('cmd', { first: rest });
+      return preset ? new CmdAgent(name ?? rest, preset) : new CmdAgent(name ?? 'cmd', { first: rest });
     }
     case 'openai':
     case 'anthropic': {
-      const { name, transport } = chatTransportFromSpec(spec, env);
-      return new ChatAgent(name, transport);
+      const chat = chatTransportFromSpec(spec, env);
+      return new ChatAgent(name ?? chat.name, chat.transport);
     }
     default:
       throw new UsageError(`unknown agent "${spec}"`, `agents are:\n  ${SPEC_HELP}`);

@@ -103,9 +103,9 @@ export class LiveProgress implements RunProgress {
     this.drawn = 0;
   }
 
-  /** Moves up over the live lines drawn last and clears them. */
+  /** Moves up over the live lines drawn last, to the first column (CHA, not a CR a terminal may map), and clears them. */
   private erase(): string {
-    return this.drawn > 0 ? `\x1b[${this.drawn}A\r\x1b[J` : '\r\x1b[J';
+    return `${this.drawn > 0 ? `\x1b[${this.drawn}A` : ''}\x1b[G\x1b[J`;
   }
 
   private redraw(logLines: readonly string[]): void {

@@ -86,6 +86,20 @@ describe('stopping and redoing runs', { concurrency: false }, () => {
     );
   });
 
+  test('a refused credential in one run stops the runs beside it: their attempts in flight are recorded as interrupted', async () => {
+    const store = tempStore();
+    // p_01 works for a while; p_02, beside it (--jobs 2), finds the agent logged out.
+    const agent = `bot@cmd:if [ {task} = p_01 ]; then echo "working on p_01"; sleep 60; else echo "Error: Not logged in · Please run /login" >&2; exit 1; fi`;
+    const started = Date.now();
+    const r = await runCliAsync(['run', '--suite', SUITE, '--store', store, '--sandbox', 'host', '--quiet', '--tasks', 'p_01,p_02', '--languages', 'python', '--jobs', '2', '--agent', agent]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.ok(Date.now() - started < 45_000, 'p_01 was not waited for');
+    assert.match(r.stderr, /envproof: the agent bot has no usable credentials: Error: Not logged in · Please run \/login/);
+    assert.match(r.stderr, /hint: log the agent in/);
+    const entries = await readStore(store);
+    assert.deepEqual(entries.map((e) => [e.run.taskId, e.run.status, e.attempts.map((a) => [a.errorClass, a.agentOutput])]), [['p_01', 'running', [['interrupted', 'working on p_01\n']]]]);
+  });
+
   test('--rerun failed redoes a failed run from scratch; stopped before its first attempt, it leaves the run as it was', async () => {
     const dir = agents();
     const store = tempStore();

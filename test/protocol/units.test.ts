@@ -129,11 +129,11 @@ describe('progress', () => {
   });
 });
 
-/** The lines a terminal shows after `text`: enough of ANSI for what LiveProgress writes (cursor up, CR, erase below). */
+/** The lines a terminal shows after `text`: enough of ANSI for what LiveProgress writes (cursor up, first column, erase below). */
 function terminal(text: string): string[] {
   const lines: string[] = [''];
   let row = 0;
-  for (const token of text.match(/\x1b\[\d*[AJ]|\r|\n|[^\x1b\r\n]+/g) ?? []) {
+  for (const token of text.match(/\x1b\[\d*[AGJ]|\n|[^\x1b\n]+/g) ?? []) {
     if (token === '\n') {
       row++;
       if (row === lines.length) lines.push('');
@@ -142,7 +142,7 @@ function terminal(text: string): string[] {
     } else if (token.endsWith('J')) {
       lines.length = row + 1;
       lines[row] = '';
-    } else if (token !== '\r') {
+    } else if (!token.endsWith('G')) {
       lines[row] += token;
     }
   }
