@@ -144,7 +144,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
     .option('--request-timeout <seconds>', 'time limit of each request of an HTTP agent (openai:, anthropic:); a request that runs out is retried as --retries says', positiveInt('--request-timeout', 1), 300)
     .option('--retries <n>', 'retries of an infrastructure failure (sandbox, registry, model API) before a run is set aside', positiveInt('--retries', 0), 2)
-    .option('--retry-delay <seconds>', 'wait before the first retry (doubling after)', positiveInt('--retry-delay', 0), 5)
+    .option('--retry-delay <seconds>', 'wait before the first retry (doubling after; longer when the server\'s Retry-After asks for longer)', positiveInt('--retry-delay', 0), 5)
     .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE)
     .option('--rerun <which>', RERUN_HELP, parseRerun);
   addQueueOptions(command, 'one job per run')
@@ -156,7 +156,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
   addEnvironmentOptions(command)
     .addHelpText(
       'after',
-      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt; with --repro, final projects already re-run are skipped too.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures, or runs were run and none succeeded (or, with --repro, some final projects could not be re-run), 2 error (also a refused credential, which stops the run at once, and Ctrl-C/SIGTERM, after which the same command resumes).',
+      '\nProgress goes to standard error: a line per attempt, retry and run ended, with the elapsed time and an ETA; on a terminal, also a live line per --jobs slot. Each attempt keeps the agent\'s output and the program\'s (docs/store.md).\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt; with --repro, final projects already re-run are skipped too.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures, or runs were run and none succeeded (or, with --repro, some final projects could not be re-run), 2 error (also a refused credential, which stops the run at once, and Ctrl-C/SIGTERM, after which the same command resumes).',
     )
     .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; requestTimeout: number; rerun?: string; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; repro?: number; reproVary: string; reproAttribute?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
