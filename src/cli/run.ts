@@ -49,8 +49,8 @@ function printSummary(summary: MatrixSummary, where: Record<string, string>, jso
   const reproLine = repro
     ? `reproducibility: ${repro.summary.reproduced} final projects re-run ${repro.k}x, ${repro.summary.alreadyDone} already done, ${repro.summary.errors.length} could not be re-run\n`
     : '';
-  const stopped = summary.total - Object.values(c).reduce((a, b) => a + b, 0) + c.interrupted;
-  const stoppedPart = stopped > 0 ? `, ${c.interrupted} interrupted, ${stopped - c.interrupted} not started` : '';
+  const notStarted = summary.total - Object.values(c).reduce((a, b) => a + b, 0);
+  const stoppedPart = `${c.interrupted > 0 ? `, ${c.interrupted} interrupted` : ''}${notStarted > 0 ? `, ${notStarted} not started` : ''}`;
   const verdict = noneSucceeded(summary) ? 'no run succeeded\n' : '';
   process.stdout.write(
     `${summary.total} runs in ${(summary.durationMs / 1000).toFixed(1)} s: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} already done, ` +
