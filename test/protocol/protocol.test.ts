@@ -128,6 +128,7 @@ describe('infrastructure failures', () => {
     const [entry] = (await readStore(store));
     assert.equal(entry!.run.status, 'infrastructure-failed');
     assert.equal(entry!.attempts.length, 0, 'no attempt is recorded as the agent failing');
+    assert.match(entry!.run.statusReason ?? '', /^the chat-completions endpoint could not be reached: ECONNREFUSED$/, 'the reason is kept');
     const report = runCli(['report', '--store', store, '--format', 'json']);
     assert.equal(report.status, 2);
     assert.match(report.stderr, /holds no finished runs of source envproof \(1 set aside as infrastructure failures\)/, 'the report counts no run, and says why');
