@@ -19,10 +19,17 @@ function options(spec: string, text: string): Record<string, string> {
   return out;
 }
 
-function apiKey(spec: string, envName: string, env: NodeJS.ProcessEnv, required: boolean): string | undefined {
-  const key = env[envName];
-  if (!key && required) throw new UsageError(`--agent ${spec}: the environment variable ${envName} is not set`, `export ${envName}=... or name another variable with key-env=`);
-  return key || undefined;
+/**
+ * The API key of an HTTP agent spec and the variable it came from. A variable named with `key-env=` must be set
+ * (refused before the first request); the default one is needed only by the provider's own endpoint.
+ */
+function apiKey(spec: string, named: string | undefined, fallback: string, env: NodeJS.ProcessEnv, ownEndpoint: boolean): { key?: string; keyEnv: string } {
+  const keyEnv = named ?? fallback;
+  const key = env[keyEnv];
+  if (!key && (named !== undefined || ownEndpoint)) {
+    throw new UsageError(`--agent ${spec}: the environment variable ${keyEnv} is not set`, `export ${keyEnv}=... or name another variable with key-env=`);
+  }
+  return key ? { key, keyEnv } : { keyEnv };
 }
 
 const SPEC_HELP = [
@@ -42,36 +49,33 @@ const LABEL = /^([A-Za-z0-9_.-]+)@(?=(scripted|replay|cmd|openai|anthropic)(:|$)
  */
 export function agentFromSpec(spec: string, env: NodeJS.ProcessEnv = process.env): Agent {
   const label = LABEL.exec(spec);
-  if (label) {
-    const agent = unlabelledAgent(spec.slice(label[0].length), env);
-    return { name: label[1]!, turn: (req) => agent.turn(req) };
-  }
-  return unlabelledAgent(spec, env);
+  return label ? unlabelledAgent(spec.slice(label[0].length), env, label[1]!) : unlabelledAgent(spec, env);
 }
 
-function unlabelledAgent(spec: string, env: NodeJS.ProcessEnv): Agent {
+/** The agent of a spec without its label; `name`, when given, is the one it is stored (and named in messages) under. */
+function unlabelledAgent(spec: string, env: NodeJS.ProcessEnv, name?: string): Agent {
   const colon = spec.indexOf(':');
   const kind = colon < 0 ? spec : spec.slice(0, colon);
   const rest = colon < 0 ? '' : spec.slice(colon + 1);
   switch (kind) {
     case 'scripted':
       if (!rest) throw new UsageError('--agent scripted needs a script file: scripted:<file>');
-      return new ScriptedAgent('scripted', loadScript(rest));
+      return new ScriptedAgent(name ?? 'scripted', loadScript(rest));
     case 'replay':
       if (!rest) throw new UsageError('--agent replay needs a directory: replay:<dir>');
       if (!statSync(rest, { throwIfNoEntry: false })?.isDirectory()) {
         throw new UsageError(`--agent ${spec}: no such directory`, 'replay reads <dir>/<task-id>/<language>/<n>/');
       }
-      return new ReplayAgent('replay', rest);
+      return new ReplayAgent(name ?? 'replay', rest);
     case 'cmd': {
       if (!rest) throw new UsageError(`--agent cmd needs a preset (${Object.keys(CMD_PRESETS).join(', ')}) or a command template`);
       const preset = CMD_PRESETS[rest];
-      return preset ? new CmdAgent(rest, preset) : new CmdAgent('cmd', { first: rest });
+      return preset ? new CmdAgent(name ?? rest, preset) : new CmdAgent(name ?? 'cmd', { first: rest });
     }
     case 'openai':
     case 'anthropic': {
-      const { name, transport } = chatTransportFromSpec(spec, env);
-      return new ChatAgent(name, transport);
+      const chat = chatTransportFromSpec(spec, env);
+      return new ChatAgent(name ?? chat.name, chat.transport);
     }
     default:
       throw new UsageError(`unknown agent "${spec}"`, `agents are:\n  ${SPEC_HELP}`);
@@ -91,10 +95,10 @@ export function chatTransportFromSpec(spec: string, env: NodeJS.ProcessEnv = pro
   const temperature = overrides.temperature ?? (o.temperature ? Number(o.temperature) : undefined);
   if (kind === 'openai') {
     const base = o.base ?? 'https://api.openai.com/v1';
-    const key = apiKey(spec, o['key-env'] ?? 'OPENAI_API_KEY', env, !o.base);
-    return { name: o.name ?? `openai:${o.model}`, transport: new OpenAiTransport({ baseUrl: base, model: o.model, apiKey: key, temperature }) };
+    const { key, keyEnv } = apiKey(spec, o['key-env'], 'OPENAI_API_KEY', env, !o.base);
+    return { name: o.name ?? `openai:${o.model}`, transport: new OpenAiTransport({ baseUrl: base, model: o.model, apiKey: key, keyEnv, temperature }) };
   }
   const base = o.base ?? 'https://api.anthropic.com';
-  const key = apiKey(spec, o['key-env'] ?? 'ANTHROPIC_API_KEY', env, !o.base);
-  return { name: o.name ?? `anthropic:${o.model}`, transport: new AnthropicTransport({ baseUrl: base, model: o.model, apiKey: key, maxTokens: Number(o['max-tokens'] ?? 16000), temperature }) };
+  const { key, keyEnv } = apiKey(spec, o['key-env'], 'ANTHROPIC_API_KEY', env, !o.base);
+  return { name: o.name ?? `anthropic:${o.model}`, transport: new AnthropicTransport({ baseUrl: base, model: o.model, apiKey: key, keyEnv, maxTokens: Number(o['max-tokens'] ?? 16000), temperature }) };
 }

@@ -11,6 +11,7 @@ import { renderGithubAnnotations } from '../report/github-annotations.js';
 import { renderSarif } from '../report/sarif.js';
 import { renderCycloneDx } from '../report/sbom-cyclonedx.js';
 import { addSharedOptions, CONFIG_HELP, DEFAULT_FAIL_ON, FAIL_ON_KINDS, parseFailOn, resolveSettings, type SharedOptions } from './audit-settings.js';
+import { formatOption } from './format-option.js';
 import { readSavedReport } from './saved-report.js';
 import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, type SetExitCode } from './exit-codes.js';
 
@@ -77,7 +78,7 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .argument('[dir]', 'the project directory');
   addSharedOptions(command)
     .option('--fail-on <kinds>', `which findings make the exit code 1 (${FAIL_ON_KINDS.join(',')})`, DEFAULT_FAIL_ON.join(','))
-    .addOption(new Option('--format <format>', 'what to print').choices([...FORMATS]).default('text'))
+    .addOption(formatOption('what to print (markdown and md are the same)', FORMATS, 'text'))
     .option('--json', 'the same as --format json (schema: docs/audit-json.md)')
     .addOption(new Option('--sbom <format>', 'write a runtime-verified SBOM (docs/sbom.md)').choices(['cyclonedx']))
     .option('--sarif', 'write SARIF 2.1.0 for code scanning (docs/sarif.md)')

@@ -6,9 +6,10 @@ import { EXIT_CLEAN } from './exit-codes.js';
 
 /**
  * Version of the `envproof export` document. 2: a run's `declared` may be null (its first manifest could not be
- * read), attempts carry their `sandbox`, tasks their `source`.
+ * read), attempts carry their `sandbox`, tasks their `source`. 3: a run carries `statusReason` (why it was set
+ * aside), attempts their transcripts (`agentOutput`, `agentStderr`, `programOutput`) and may be `interrupted`.
  */
-export const EXPORT_SCHEMA_VERSION = 2;
+export const EXPORT_SCHEMA_VERSION = 3;
 
 export function registerExport(program: Command, setExitCode: SetExitCode): void {
   program

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
+import { formatOption } from './format-option.js';
 import { EnvproofError, UsageError } from '../core/errors.js';
 import { computeAggregate, type AggregateReport, type ReportSource } from '../metrics/aggregate.js';
 import { sourcesOf } from '../metrics/aggregate-sources.js';
@@ -21,6 +22,9 @@ import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 type Format = 'md' | 'csv' | 'json' | 'html';
 
 const SOURCE_CHOICES: readonly ReportSource[] = ['envgap-csv', 'envproof', 'all'];
+
+/** The runs imported from the paper's data: what `--check` compares with the paper's published values by default. */
+const PAPER_SOURCE: ReportSource = 'envgap-csv';
 
 interface ReportOptions {
   store: string;
@@ -59,7 +63,8 @@ async function loadReports(spec: string, choice: ReportSource | undefined): Prom
         const leftOut = leftOutPhrase(of(infrastructureFailed).length, of(unfinished).length);
         const message = `${storePath} holds no finished runs${source === 'all' ? '' : ` of source ${source}`}${leftOut && ` (${leftOut})`}`;
         if (choice || present.length === 1) {
-          throw new EnvproofError(message, present.length > 1 ? `It holds runs of ${present.join(', ')}: choose one with --source.` : 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
+          const elsewhere = present.length > 1 || (choice !== undefined && choice !== 'all' && !present.includes(choice));
+          throw new EnvproofError(message, elsewhere ? `It holds runs of ${present.join(', ')}: choose one with --source.` : 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
         }
         process.stderr.write(`envproof: ${message}; no report for it\n`);
         continue;
@@ -154,13 +159,15 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
     .command('report')
     .description("Compute the paper's metrics, tables and figures from the results store")
     .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE)
-    .addOption(new Option('--format <format>', 'output format').choices(['md', 'csv', 'json', 'html']).default('md'))
+    .addOption(formatOption('output format (md and markdown are the same)', ['md', 'csv', 'json', 'html'], 'md'))
+    .option('--json', 'the same as --format json')
     .option('--out <dir>', 'write files into this folder (required for csv; md/json/html print to stdout without it)')
-    .option('--check <verification.csv>', 'compare with published values (the paper\'s results/verification.csv); with --format json print the comparison as JSON')
-    .addOption(new Option('--source <source>', 'which runs: envgap-csv (imported), envproof (envproof run) or all (pooled, agents and tasks keyed by source); default: each source present, reported apart').choices([...SOURCE_CHOICES]))
+    .option('--check <verification.csv>', 'compare with published values (the paper\'s results/verification.csv), over the paper\'s own runs (source envgap-csv) unless --source says otherwise; with --format json print the comparison as JSON')
+    .addOption(new Option('--source <source>', 'which runs: envgap-csv (imported), envproof (envproof run) or all (pooled, agents and tasks keyed by source); default: each source present, reported apart (with --check: envgap-csv)').choices([...SOURCE_CHOICES]))
     .option('--repro', 'the reproducibility tables of `envproof repro --corpus` (md or json) instead of the paper\'s')
     .addHelpText('after', '\nExit codes: 0 report written (or every checked claim matches), 1 a checked claim differs, 2 error.')
-    .action(async (o: ReportOptions & { repro?: boolean }) => {
+    .action(async (flags: ReportOptions & { repro?: boolean; json?: boolean }) => {
+      const o = { ...flags, format: flags.json ? 'json' : flags.format } as const;
       if (o.repro) {
         const { writeReproReport } = await import('../repro/corpus-report.js');
         await writeReproReport(o.store, o.format);
@@ -172,7 +179,8 @@ export function registerReport(program: Command, setExitCode: SetExitCode): void
       if (o.format === 'csv' && o.out === undefined && published === undefined) {
         throw new UsageError('--format csv writes one file per table and needs --out <dir>');
       }
-      const reports = await loadReports(o.store, o.source);
+      // The published claims are about the paper's runs: a store that also holds one's own is checked on the paper's.
+      const reports = await loadReports(o.store, o.source ?? (published === undefined ? undefined : PAPER_SOURCE));
       if (published !== undefined) {
         const outcomes = reports.map((report) => ({ source: report.source, ...checkClaims(report, published) }));
         if (o.format === 'json') {

@@ -6,7 +6,8 @@
  * `done` (skipped) or `running` (resumed after its last recorded attempt), its instance `done` (skipped) or
  * `running` (started over, as `repro --corpus` does).
  */
-import { Worker, WaitingError, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, WaitingError, type Job } from 'bullmq';
+import { AgentMisconfigured } from '../agents/misconfigured.js';
 import { errorMessage } from '../core/errors.js';
 import { runProtocol, type RunOutcome } from '../protocol/run-one.js';
 import { reproduceInstance } from '../repro/corpus.js';
@@ -66,6 +67,10 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
       ...(opts.workRoot ? { workRoot: opts.workRoot } : {}),
       progress: (phase) => void job.updateProgress({ phase }).catch(() => {}),
       shouldStop: () => stopping,
+    }).catch((err: unknown) => {
+      // Refused credentials do not get better by delivering the job again: it fails for good, with the message and hint.
+      if (err instanceof AgentMisconfigured) throw new UnrecoverableError(`${err.message}${err.hint ? ` (${err.hint})` : ''}`);
+      throw err;
     });
     if (outcome === 'interrupted') {
       // Handed back at once, not counted as an attempt of the job: the next worker resumes the run.

@@ -1,5 +1,5 @@
 /**
- * The paper's figures (Figs. 4–10) as Vega-Lite specifications built from the aggregate model. Pure: no
+ * The paper's figures (Figs. 4–11) as Vega-Lite specifications built from the aggregate model. Pure: no
  * rendering here (charts-render.ts does that). A figure whose data is absent becomes a `MissingFigure` that
  * says why, so the report never shows an empty or broken chart.
  */
@@ -45,6 +45,34 @@ const FIG7 = 'Figure 7 — Phantom, hidden and bloat rates';
 const FIG8 = 'Figure 8 — Environment growth: inflation ratio ρ = |D2| / |D1|';
 const FIG9 = 'Figure 9 — Cross-agent agreement on declared dependencies';
 const FIG10 = 'Figure 10 — Protocol convergence by task domain';
+const FIG11 = 'Figure 11 — Unnecessary dependencies on standard-library-sufficient tasks';
+
+/** The agents' colours (Vega's default category palette), in the order of `report.agents`. */
+const AGENT_COLORS = ['#4c78a8', '#f58518', '#e45756', '#72b7b2', '#54a24b', '#eeca3b', '#b279a2', '#ff9da6', '#9d755d', '#bab0ac'];
+
+function agentColor(index: number): string {
+  return AGENT_COLORS[index % AGENT_COLORS.length]!;
+}
+
+/** `hex` mixed with white, `share` of it kept: the pale "repair gain" part of a bar, drawn and listed in one colour. */
+function pale(hex: string, share = 0.35): string {
+  const channel = (i: number) => Math.round(parseInt(hex.slice(i, i + 2), 16) * share + 255 * (1 - share));
+  return `#${[1, 3, 5].map((i) => channel(i).toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** Pixels an axis label of `text` needs at the charts' label size, with a gap (Vega's own estimate is close to it). */
+function labelWidth(text: string): number {
+  return Math.ceil(text.length * 6.5) + 10;
+}
+
+/**
+ * The width of each category of a grouped bar chart: one bar step per agent, and never narrower than its widest
+ * horizontal label, so that the labels do not run into each other however few agents there are.
+ */
+function categoryStep(categories: readonly string[], groups: number, barStep: number, labelAngle: number): number {
+  const bars = groups * barStep + 8;
+  return labelAngle === 0 ? Math.max(bars, ...categories.map(labelWidth)) : Math.max(bars, 24);
+}
 
 /** A heatmap with the value written in each cell. */
 function heatmap(opts: {
@@ -162,31 +190,28 @@ interface ConvergencePoint {
   final: number;
 }
 
-/** Figs. 6 and 10: per category and agent, a solid SR(0) bar topped by a pale "repair gain" up to the final SR. */
+/**
+ * Figs. 6 and 10: per category and agent, a solid SR(0) bar topped by a pale "repair gain" up to the final SR. One
+ * colour per agent and part, so that the legend's swatches are the bars' own colours.
+ */
 function convergenceBars(points: ConvergencePoint[], category: { title: string; sort: string[]; labelAngle: number }, agents: string[]) {
-  const SR0 = 'SR(0) first attempt';
-  const GAIN = 'repair gain (final SR − SR(0))';
+  const series = (agent: string, gain: boolean) => `${agent}: ${gain ? 'repair gain' : 'SR(0)'}`;
   const values = points.flatMap((p) => [
-    { category: p.category, agent: p.agent, part: SR0, order: 0, value: p.sr0 },
-    { category: p.category, agent: p.agent, part: GAIN, order: 1, value: Math.max(0, p.final - p.sr0) },
+    { category: p.category, agent: p.agent, series: series(p.agent, false), order: 0, value: p.sr0 },
+    { category: p.category, agent: p.agent, series: series(p.agent, true), order: 1, value: Math.max(0, p.final - p.sr0) },
   ]);
+  const domain = agents.flatMap((a) => [series(a, false), series(a, true)]);
+  const range = agents.flatMap((_, i) => [agentColor(i), pale(agentColor(i))]);
   return {
     data: { values },
-    width: { step: 22 },
+    width: { step: categoryStep(category.sort, agents.length, 22, category.labelAngle), for: 'position' },
     height: 240,
     mark: { type: 'bar' },
     encoding: {
       x: { field: 'category', type: 'nominal', title: category.title, sort: category.sort, axis: { labelAngle: category.labelAngle } },
       xOffset: { field: 'agent', type: 'nominal', sort: agents },
       y: { field: 'value', type: 'quantitative', title: 'Success rate (%)', stack: 'zero', scale: { domain: [0, 100] } },
-      color: { field: 'agent', type: 'nominal', title: 'Agent', sort: agents },
-      opacity: {
-        field: 'part',
-        type: 'nominal',
-        title: 'Bar part',
-        sort: [SR0, GAIN],
-        scale: { domain: [SR0, GAIN], range: [1, 0.35] },
-      },
+      color: { field: 'series', type: 'nominal', title: 'Agent and bar part', sort: domain, scale: { domain, range } },
       order: { field: 'order', type: 'quantitative' },
     },
   };
@@ -377,7 +402,35 @@ export function convergenceByDomain(report: AggregateReport): Figure {
   );
 }
 
-/** Figures 4–10 in the paper's order. */
+export function unnecessaryDependencies(report: AggregateReport): Figure {
+  const values = report.udr
+    .filter((r) => r.agent !== ALL_AGENTS && r.language !== 'macro' && (r.nTasks ?? 0) > 0)
+    .map((r) => ({ language: languageLabel(r.language as EcosystemId), agent: r.agent, udr: r.udrPct, n: r.nTasks }));
+  if (values.length === 0) {
+    return missing('fig11', FIG11, 'No successful primary run is on a task that some run solved with the standard library alone, so there is no unnecessary dependency to count.');
+  }
+  const languages = languageSort(report);
+  return chart(
+    'fig11',
+    FIG11,
+    'Per agent and language, the share of successful primary runs on standard-library-sufficient tasks (some run solved them declaring nothing) that declared an external dependency anyway.',
+    {
+      data: { values },
+      width: { step: categoryStep(languages, report.agents.length, 22, 0), for: 'position' },
+      height: 240,
+      mark: { type: 'bar' },
+      encoding: {
+        x: { field: 'language', type: 'nominal', title: 'Language', sort: languages, axis: { labelAngle: 0 } },
+        xOffset: { field: 'agent', type: 'nominal', sort: report.agents },
+        y: { field: 'udr', type: 'quantitative', title: 'Unnecessary dependency rate (%)', scale: { domain: [0, 100] } },
+        color: { field: 'agent', type: 'nominal', title: 'Agent', sort: report.agents, scale: { domain: report.agents, range: report.agents.map((_, i) => agentColor(i)) } },
+        tooltip: [{ field: 'n', type: 'quantitative', title: 'runs' }],
+      },
+    },
+  );
+}
+
+/** Figures 4–11 in the paper's order. */
 export function buildFigures(report: AggregateReport): Figure[] {
   return [
     firstAttemptGrid(report),
@@ -387,6 +440,7 @@ export function buildFigures(report: AggregateReport): Figure[] {
     inflationDistribution(report),
     crossAgentAgreement(report),
     convergenceByDomain(report),
+    unnecessaryDependencies(report),
     ...backendFigures(report.backend),
   ];
 }

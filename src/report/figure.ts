@@ -3,7 +3,7 @@ import type { TopLevelSpec } from 'vega-lite';
 
 export interface ChartFigure {
   kind: 'chart';
-  /** `fig4` … `fig10`, also the HTML anchor. */
+  /** `fig4` … `fig11`, also the HTML anchor. */
   id: string;
   title: string;
   caption: string;

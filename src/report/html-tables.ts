@@ -1,12 +1,13 @@
 /** A report table as an HTML table with a "download CSV" link carrying the same table as a data: URI. */
 import type { ReportTable } from './csv-tables.js';
 import { escapeHtml } from './html-escape.js';
+import { NO_VALUE } from './labels.js';
 
 const NUMBER = /^-?\d+(\.\d+)?(e[+-]\d+)?$/;
 
 function cell(tag: 'th' | 'td', text: string): string {
-  // An empty data cell is an undefined value (e.g. EGAR without system-library failures); the CSV keeps it empty.
-  if (tag === 'td' && text === '') return '<td class="na" title="undefined">—</td>';
+  // No value: undefined (EGAR without system-library failures) or an empty stratum's; the CSV keeps it empty or as computed.
+  if (tag === 'td' && text === NO_VALUE) return `<td class="na" title="no value">${NO_VALUE}</td>`;
   const cls = tag === 'td' && NUMBER.test(text) ? ' class="num"' : '';
   return `<${tag}${cls}>${escapeHtml(text)}</${tag}>`;
 }
@@ -15,7 +16,7 @@ export function tableId(table: ReportTable): string {
   return `table-${table.name}`;
 }
 
-/** `csv` is the table as the CSV writer writes it. */
+/** `table` as labelled for reading (labels.ts); `csv` the table as the CSV writer writes it. */
 export function renderTable(table: ReportTable, csv: string): string {
   const id = escapeHtml(tableId(table));
   const title = `<h3 id="${id}">${escapeHtml(table.title)}</h3>`;

@@ -12,6 +12,7 @@ import { tableToCsv } from './csv.js';
 import { escapeHtml } from './html-escape.js';
 import { REPORT_CSS } from './html-style.js';
 import { renderTable } from './html-tables.js';
+import { labelledTable } from './labels.js';
 
 interface Section {
   id: string;
@@ -22,7 +23,7 @@ interface Section {
 
 /** The paper's order (§6.1–6.5, then the appendix). */
 const SECTIONS: Section[] = [
-  { id: 'summary', title: 'Summary', items: ['summary', 'set_aside'] },
+  { id: 'summary', title: 'Summary', items: ['summary', 'set_aside', 'set_aside_runs'] },
   {
     id: 'convergence',
     title: '1. Convergence under self-repair',
@@ -42,7 +43,7 @@ const SECTIONS: Section[] = [
   {
     id: 'domains',
     title: '5. Task domains and unnecessary dependencies',
-    items: ['fig10', 'domains', 'domains_pooled', 'unnecessary_dependency_rate', 'udr_pooled'],
+    items: ['fig10', 'domains', 'domains_pooled', 'fig11', 'unnecessary_dependency_rate', 'udr_pooled'],
   },
   { id: 'appendix', title: 'Appendix: manifest size and the most frequent gaps', items: ['tableA1_spearman', 'tableB4_phantom', 'tableB5_hidden'] },
 ];
@@ -116,7 +117,7 @@ export async function renderHtml(report: AggregateReport): Promise<string> {
       const figure = figures.get(id);
       if (figure) return [renderFigure(figure, svgs.get(id))];
       const table = tables.get(id);
-      return table ? [renderTable(table, tableToCsv(table))] : [];
+      return table ? [renderTable(labelledTable(table), tableToCsv(table))] : [];
     });
     return `<section id="${escapeHtml(s.id)}"><h2>${escapeHtml(s.title)}</h2>\n${parts.join('\n')}</section>`;
   });

@@ -144,9 +144,10 @@ export async function checkSarif(a: AuditedFixture, e: ExpectedOutputs): Promise
   assert.deepEqual(results.sort((x: any, y: any) => order(x).localeCompare(order(y))), expected.sort((x, y) => order(x).localeCompare(order(y))));
 }
 
-/** `--format github`: one workflow command per open finding, with file and line; `--format markdown`: a table row each. */
+/** `--format github`: one workflow command per open finding, with file and line; `--format markdown` (or `md`): a table row each. */
 export async function checkGithubAndMarkdown(a: AuditedFixture, e: ExpectedOutputs): Promise<void> {
-  const [github, markdown] = await Promise.all([renderFrom(a, '--format', 'github'), renderFrom(a, '--format', 'markdown')]);
+  const [github, markdown, md] = await Promise.all([renderFrom(a, '--format', 'github'), renderFrom(a, '--format', 'markdown'), renderFrom(a, '--format', 'md')]);
+  assert.equal(md.stdout, markdown.stdout, `--format md is --format markdown: ${md.stderr}`);
   const manifest = a.original[e.manifest]!;
   const open = e.findings.filter((f) => !f.ignored);
   const lines = github.stdout.trim().split('\n').filter(Boolean).sort();

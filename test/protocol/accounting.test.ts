@@ -60,7 +60,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
   test('pip: a tarball URL of the project that refuses connections is the agent\'s fetch failure, and counted', async () => {
     const agent = `scripted:${script([{ 'requirements.txt': `pkg @ http://127.0.0.1:${refused}/pkg-1.0.tar.gz\n`, 'main.py': PY_MAIN }])}`;
     const r = await run(agent, 'python');
-    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal(r.status, 1, `no run succeeded: exit 1\n${r.stdout}${r.stderr}`);
     const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'done', 'counted, not set aside');
     assert.equal(stored.finalSuccess, false);
@@ -83,7 +83,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
     // The project's own .npmrc: no retries, so npm gives up at once instead of backing off for a minute.
     const agent = `scripted:${script([{ 'package.json': JSON.stringify(pkg), '.npmrc': 'fetch-retries=0\n', 'index.js': 'console.log("hi");\n' }])}`;
     const r = await run(agent, 'javascript');
-    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal(r.status, 1, `no run succeeded: exit 1\n${r.stdout}${r.stderr}`);
     const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'done');
     assert.match(attempts[0]!.errorTail!, /ECONNREFUSED/, 'the wording that used to be taken for infrastructure');
@@ -94,7 +94,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
     const pkg = { name: 'demo', version: '1.0.0', main: 'index.js', dependencies: { slow: `http://127.0.0.1:${hanging.port}/slow-1.0.0.tgz` } };
     const agent = `scripted:${script([{ 'package.json': JSON.stringify(pkg), 'index.js': 'console.log("hi");\n' }])}`;
     const r = await run(agent, 'javascript', ['--timeout', '8']);
-    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal(r.status, 1, `no run succeeded: exit 1\n${r.stdout}${r.stderr}`);
     const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'done');
     assert.equal(attempts[0]!.errorClass, 'timeout');
@@ -109,7 +109,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
 </project>\n`;
     const agent = `scripted:${script([{ 'pom.xml': pom, 'src/main/java/demo/App.java': 'package demo; public class App { public static void main(String[] a) {} }\n' }])}`;
     const r = await run(agent, 'java');
-    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal(r.status, 1, `no run succeeded: exit 1\n${r.stdout}${r.stderr}`);
     const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'done');
     assert.match(attempts[0]!.errorTail!, /Connection refused/);
@@ -192,7 +192,7 @@ describe('compiler configuration is build configuration, not a code bug (real ja
       { 'pom.xml': pom('17'), 'src/main/java/demo/App.java': app('int x = "text";') },
     ])}`;
     const r = await run(agent, 'java', ['--repairs', '1']);
-    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal(r.status, 1, `no run succeeded: exit 1\n${r.stdout}${r.stderr}`);
     const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.match(attempts[0]!.errorTail!, /Source option 5 is no longer supported/);
     assert.deepEqual(attempts.map((a) => [a.step, a.errorClass]), [['build', 'build-configuration'], ['build', 'code-bug']]);
@@ -206,7 +206,7 @@ describe('compiler configuration is build configuration, not a code bug (real ja
       { 'CMakeLists.txt': cmake(''), 'main.cpp': 'int main() { return undefined_thing; }\n' },
     ])}`;
     const r = await run(agent, 'cpp', ['--repairs', '1']);
-    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal(r.status, 1, `no run succeeded: exit 1\n${r.stdout}${r.stderr}`);
     const [{ attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.match(attempts[0]!.errorTail!, /-std=c\+\+29/);
     assert.deepEqual(attempts.map((a) => [a.step, a.errorClass]), [['build', 'build-configuration'], ['build', 'code-bug']]);

@@ -35,7 +35,7 @@ describe('envproof run with scripted and replay agents (real installs, real trac
   test('a run that never converges stops after k repairs', async () => {
     const store = tempStore();
     const r = runProtocolCli(store, '--agent', `scripted:${path.join(FIXTURES, 'never-converges.yaml')}`, '--tasks', 'p_01', '--languages', 'python', '--repairs', '2');
-    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.status, 1, `no run succeeded: exit 1\n${r.stderr}`);
     const { run, attempts } = (await readStore(store))[0]!;
     assert.equal(run.finalSuccess, false);
     assert.equal(run.repairDepth, null);
@@ -84,7 +84,7 @@ describe('envproof export', () => {
     const r = runCli(['export', '--store', store]);
     assert.equal(r.status, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
-    assert.equal(doc.schemaVersion, 2);
+    assert.equal(doc.schemaVersion, 3);
     assert.equal(doc.runs.length, 1);
     assert.equal(doc.runs[0].taskId, 'p_02');
     assert.deepEqual(doc.runs[0].attempts.map((a: { attempt: number; sandbox: string }) => [a.attempt, a.sandbox]), [[0, 'host'], [1, 'host']], 'each attempt says where it ran');
@@ -128,6 +128,7 @@ describe('infrastructure failures', () => {
     const [entry] = (await readStore(store));
     assert.equal(entry!.run.status, 'infrastructure-failed');
     assert.equal(entry!.attempts.length, 0, 'no attempt is recorded as the agent failing');
+    assert.match(entry!.run.statusReason ?? '', /^the chat-completions endpoint could not be reached: ECONNREFUSED$/, 'the reason is kept');
     const report = runCli(['report', '--store', store, '--format', 'json']);
     assert.equal(report.status, 2);
     assert.match(report.stderr, /holds no finished runs of source envproof \(1 set aside as infrastructure failures\)/, 'the report counts no run, and says why');

@@ -102,13 +102,23 @@ describe('a store holding the paper and envproof runs of an agent named claude',
     assert.deepEqual(own.counts.tasksPerDomain, [{ domain: 'Games', tasks: 2 }, { domain: 'Puzzles', tasks: 1 }]);
     assert.deepEqual(own.domainConvergence.find((d) => d.agent === 'claude'), { agent: 'claude', domain: 'Games', n: 2, sr0Pct: 50, finalSrPct: 50 });
 
-    // --check without --source checks each source, under its own heading; the envproof runs do not match the paper.
+    // --check without --source checks the paper's runs: the store's own runs are no claim of the paper's.
     const check = runCli(['report', '--store', mixed, '--check', VERIFICATION]);
-    assert.equal(check.status, 1, check.stderr);
-    const [paperPart, ownPart] = check.stdout.split(/^== source envproof ==$/m);
-    assert.match(paperPart!, /^== source envgap-csv ==$/m);
-    assert.match(paperPart!, /^160 of 160 claims match:/m);
-    assert.doesNotMatch(ownPart!, /^160 of 160/m);
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    assert.match(check.stdout, /^160 of 160 claims match:/m);
+    assert.doesNotMatch(check.stdout, /== source/);
+    const ownCheck = runCli(['report', '--store', mixed, '--check', VERIFICATION, '--source', 'envproof']);
+    assert.equal(ownCheck.status, 1, 'asked for, the own runs are compared with the paper, and differ');
+  });
+
+  it('--json is --format json, and markdown is md', () => {
+    const json = runCli(['report', '--store', mixed, '--source', 'envproof', '--json']);
+    assert.equal(json.status, 0, json.stderr);
+    assert.equal((JSON.parse(json.stdout) as AggregateReport).source, 'envproof');
+    const markdown = runCli(['report', '--store', mixed, '--source', 'envproof', '--format', 'markdown']);
+    assert.equal(markdown.status, 0, markdown.stderr);
+    assert.match(markdown.stdout, /^# envproof report \(source envproof\)/);
+    assert.match(markdown.stdout, /^\| Agent \| Language \| Runs \| SR\(0\) % \|/m, 'the Markdown tables, labelled');
   });
 
   it('--source all pools the sources without merging them: agents and tasks keyed by source', () => {
@@ -134,7 +144,7 @@ describe('a store holding the paper and envproof runs of an agent named claude',
     const md = runCli(['report', '--store', mixed, '--source', 'envproof']);
     assert.equal(md.status, 0, md.stderr);
     assert.match(md.stdout, /Not counted in any metric: 1 set aside as infrastructure failures/);
-    assert.match(md.stdout, /^\| claude \| python \| 2 \| 1 \| 0 \|$/m);
+    assert.match(md.stdout, /^\| claude \| Python \| 2 \| 1 \| 0 \|$/m);
     const paper = report(mixed, '--source', 'envgap-csv').json as AggregateReport;
     assert.ok(paper.setAside.every((r) => r.infrastructureFailed === 0 && r.unfinished === 0));
   });
@@ -147,6 +157,11 @@ describe('a store holding the paper and envproof runs of an agent named claude',
     const r = runCli(['report', '--store', store]);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /holds no finished runs of source envproof \(1 set aside as infrastructure failures\)/);
+    // --check looks for the paper's runs: a store without them says so, and how to check one's own.
+    const check = runCli(['report', '--store', store, '--check', VERIFICATION]);
+    assert.equal(check.status, 2);
+    assert.match(check.stderr, /holds no finished runs of source envgap-csv/);
+    assert.match(check.stderr, /hint: It holds runs of envproof: choose one with --source/);
     const wrong = runCli(['report', '--store', mixed, '--source', 'nope']);
     assert.equal(wrong.status, 2);
     assert.match(wrong.stderr, /--source/);

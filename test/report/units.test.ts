@@ -1,11 +1,12 @@
 // tier: quick
-/** The small pieces under the report: docs/paper-data.md §3 normalisation, Python rounding, the CSV reader, the statistics. */
+/** The small pieces under the report: docs/paper-data.md §3 normalisation, Python rounding, the CSV reader, the statistics, the tables' labels. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatNumber, formatSignificant, pyFloatRepr, pyRound } from '../../src/report/csv-number.js';
 import { averageRanks, median, regularizedIncompleteBeta, spearman, studentTwoSidedP } from '../../src/metrics/stats.js';
 import { parseCsv } from '../../src/paper-data/csv.js';
 import { dependencySet, isTrue, parseCount } from '../../src/paper-data/envgap-normalise.js';
+import { labelledTable } from '../../src/report/labels.js';
 
 describe('docs/paper-data.md §2–§3 cell normalisation', () => {
   it('truth values and counts', () => {
@@ -116,5 +117,25 @@ describe('statistics', () => {
     assert.deepEqual(spearman([1, 2, 3, 4], [10, 20, 30, 400]), { n: 4, rho: 1, pValue: 0 });
     assert.equal(spearman([1, 2, 3], [5, 5, 5]).rho, null);
     assert.equal(spearman([1, 2], [1, 2]).rho, null);
+  });
+});
+
+describe('tables as HTML and Markdown show them', () => {
+  it('labels instead of keys, the figures\' language names, and "–" for no value or an empty stratum', () => {
+    const inflation = { name: 'inflation', title: 'Inflation', header: ['language', 'n_successful', 'rho_mean', 'rho_median'], rows: [['python', '3', '15.0', '3.0'], ['cpp', '0', '0.0', '']] };
+    assert.deepEqual(labelledTable(inflation), {
+      ...inflation,
+      header: ['Language', 'Successful runs', 'Mean ρ', 'Median ρ'],
+      rows: [['Python', '3', '15.0', '3.0'], ['C++', '0', '–', '–']],
+    });
+    assert.deepEqual(inflation.rows[1], ['cpp', '0', '0.0', ''], 'the CSV\'s table is left as it is');
+    const summary = { name: 'summary', title: 'Headline figures', header: ['metric', 'value'], rows: [['cdr_macro_pct', ''], ['tasks_in_domain Data Processing', '10'], ['weakest_domain_claude', 'Games (20.0)']] };
+    assert.deepEqual(labelledTable(summary).rows, [
+      ['Complete disjointness of declared sets, mean over languages (%)', '–'],
+      ['Tasks in the domain Data Processing', '10'],
+      ['Weakest domain of claude (its SR(0) %)', 'Games (20.0)'],
+    ]);
+    const udr = { name: 'udr_pooled', title: 'UDR', header: ['agent', 'language', 'n_tasks', 'with_external_dep', 'udr_pct'], rows: [['all', 'javascript', '4', '1', '25.0'], ['all', 'macro', '', '', '12.5']] };
+    assert.deepEqual(labelledTable(udr).rows, [['all agents', 'JavaScript', '4', '1', '25.0'], ['all agents', 'mean over languages', '–', '–', '12.5']]);
   });
 });

@@ -11,8 +11,12 @@ import {
   MAX_DOTS_PER_STRATUM,
   mismatchRates,
   repairDepth,
+  unnecessaryDependencies,
+  convergenceByLanguage,
 } from '../../../src/report/charts.js';
 import type { ChartFigure, Figure } from '../../../src/report/figure.js';
+import * as vega from 'vega';
+import { compile } from 'vega-lite';
 import { renderSvg } from '../../../src/report/charts-render.js';
 import { evenSample, quantile } from '../../../src/report/charts-stats.js';
 import { smallReport } from './fixtures/small-report.js';
@@ -33,6 +37,36 @@ function markItems(svg: string, type: string): number {
   return total;
 }
 
+interface SceneItem {
+  role: string;
+  marktype: string;
+  text?: string;
+  x1: number;
+  x2: number;
+  fill?: string;
+  opacity?: number;
+  shape?: string;
+}
+
+/** Every item Vega lays out for a spec (axis labels, legend swatches, marks), with its role and its bounds. */
+async function scene(spec: ChartFigure['spec']): Promise<SceneItem[]> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  await view.runAsync();
+  const items: SceneItem[] = [];
+  const walk = (node: any) => {
+    for (const item of node.items ?? []) {
+      if (item.mark) {
+        const { role, marktype } = item.mark;
+        items.push({ role, marktype, text: item.text, x1: item.bounds.x1, x2: item.bounds.x2, fill: item.fill, opacity: item.opacity, shape: item.shape });
+      }
+      walk(item);
+    }
+  };
+  walk((view.scenegraph() as unknown as { root: unknown }).root);
+  view.finalize();
+  return items;
+}
+
 type Values = { values: Record<string, unknown>[] };
 type Y = { scale: { type: string }; axis: { values: number[] } };
 
@@ -43,11 +77,51 @@ function dataValues(f: ChartFigure): Record<string, unknown>[] {
 describe('figure specs', () => {
   const report = smallReport();
 
-  it('lists figures 4 to 10 in the paper order', () => {
+  it('lists figures 4 to 11 in the paper order', () => {
     assert.deepEqual(
       buildFigures(report).map((f) => f.id),
-      ['fig4', 'fig5', 'fig6', 'fig7', 'fig8', 'fig9', 'fig10'],
+      ['fig4', 'fig5', 'fig6', 'fig7', 'fig8', 'fig9', 'fig10', 'fig11'],
     );
+  });
+
+  it('Figure 11 draws the unnecessary dependency rate per agent and language, leaving out strata without such tasks', async () => {
+    const fig = asChart(unnecessaryDependencies(report));
+    // claude: Python 1 task (100 %), C++ none (left out); the macro row is not a language.
+    assert.deepEqual(dataValues(fig), [{ language: 'Python', agent: 'claude', udr: 100, n: 1 }]);
+    assert.equal(markItems(await renderSvg(fig.spec), 'rect'), 1);
+    assert.equal(unnecessaryDependencies({ ...report, udr: report.udr.filter((r) => r.language === 'macro') }).kind, 'missing');
+  });
+
+  it('with one agent, the language labels of Figures 6 and 11 do not run into each other', async () => {
+    const languages = ['python', 'javascript', 'java', 'cpp', 'go'] as const;
+    const one = {
+      ...report,
+      agents: ['claude'],
+      languages: [...languages],
+      convergence: languages.map((language) => ({ ...report.convergence[0]!, language })),
+      udr: languages.map((language) => ({ agent: 'claude', language, nTasks: 2, withExternalDep: 1, udrPct: 50 })),
+    };
+    for (const fig of [convergenceByLanguage(one), unnecessaryDependencies(one)]) {
+      const labels = (await scene(asChart(fig).spec)).filter((i) => i.role === 'axis-label' && ['Python', 'JavaScript', 'Java', 'C++', 'Go'].includes(i.text!));
+      assert.equal(labels.length, 5, fig.id);
+      const sorted = labels.sort((a, b) => a.x1 - b.x1);
+      for (let i = 1; i < sorted.length; i++) {
+        assert.ok(sorted[i - 1]!.x2 <= sorted[i]!.x1, `${fig.id}: "${sorted[i - 1]!.text}" (${sorted[i - 1]!.x1}–${sorted[i - 1]!.x2}) overlaps "${sorted[i]!.text}" (${sorted[i]!.x1}–${sorted[i]!.x2})`);
+      }
+    }
+  });
+
+  it("every bar's colour is a swatch of its legend, drawn as a square", async () => {
+    for (const fig of [repairDepth(report), convergenceByLanguage(report), mismatchRates(report), convergenceByDomain(report), unnecessaryDependencies(report)]) {
+      const items = await scene(asChart(fig).spec);
+      const look = (i: SceneItem) => `${i.fill} at ${i.opacity ?? 1}`;
+      const swatches = items.filter((i) => i.role === 'legend-symbol');
+      const bars = new Set(items.filter((i) => i.role === 'mark' && i.marktype === 'rect').map(look));
+      assert.ok(bars.size > 0, fig.id);
+      for (const s of swatches) assert.equal(s.shape, 'square', `${fig.id} swatch ${look(s)}`);
+      const shown = new Set(swatches.map(look));
+      for (const bar of bars) assert.ok(shown.has(bar), `${fig.id}: bars in ${bar} have no swatch (swatches: ${[...shown].join(', ')})`);
+    }
   });
 
   it('Figure 8 plots per-project ρ on a log axis with 1-2-5 ticks, leaving out ρ = 0', async () => {
@@ -166,6 +240,7 @@ describe('figure specs', () => {
       mismatch: [],
       crossAgent: [],
       domainConvergence: [],
+      udr: [],
     };
     for (const f of buildFigures(empty)) assert.equal(f.kind, 'missing', f.id);
   });

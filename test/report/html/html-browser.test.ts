@@ -19,7 +19,7 @@ import { smallReport } from './fixtures/small-report.js';
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
 const PAPER_DATA = path.join(SHARED, 'data', 'envgap-paper');
-const FIGURES = ['fig4', 'fig5', 'fig6', 'fig7', 'fig8', 'fig9', 'fig10'];
+const FIGURES = ['fig4', 'fig5', 'fig6', 'fig7', 'fig8', 'fig9', 'fig10', 'fig11'];
 
 
 interface Loaded {
@@ -137,24 +137,32 @@ describe('HTML report in headless chromium', requires(CHROMIUM, existsSync(CHROM
     assert.equal(marks.fig8!.symbol, 4);
     assert.equal(marks.fig9!.rect, 4);
     assert.equal(marks.fig10!.rect, 8);
+    assert.equal(marks.fig11!.rect, 1, 'claude in Python: the only stratum with standard-library-sufficient tasks');
     assert.deepEqual(figures.find((f) => f.id === 'fig8')!.axisTitles, ['Language', 'Inflation ratio ρ (log scale)']);
 
-    // Values formatted as the paper's CSVs are (1 dp for percentages, 3 dp for rates), derived from the fixture.
+    // Values formatted as the paper's CSVs are (1 dp for percentages, 3 dp for rates), derived from the fixture; columns
+    // and languages labelled as the figures write them.
+    assert.deepEqual(
+      await page.$$eval('table[data-table="convergence"] thead th', (ths) => ths.map((th) => th.textContent)),
+      ['Agent', 'Language', 'Runs', 'SR(0) %', 'SR(≤k) %', 'First-attempt failures', 'Repaired %'],
+    );
     const convergence = await tableRows(page, 'convergence');
-    assert.deepEqual(convergence.find((r) => r[0] === 'r&d "<bot>"' && r[1] === 'cpp'), ['r&d "<bot>"', 'cpp', '2', '0.0', '50.0', '2', '50.0']);
+    assert.deepEqual(convergence.find((r) => r[0] === 'r&d "<bot>"' && r[1] === 'C++'), ['r&d "<bot>"', 'C++', '2', '0.0', '50.0', '2', '50.0']);
     const table4 = await tableRows(page, 'table4_manifest_accuracy');
-    assert.deepEqual(table4.find((r) => r[0] === 'all' && r[1] === 'python'), ['all', 'python', '3', '0.667', '0.5', '0.533']);
+    assert.deepEqual(table4.find((r) => r[0] === 'all agents' && r[1] === 'Python'), ['all agents', 'Python', '3', '0.667', '0.5', '0.533']);
     assert.deepEqual(await tableRows(page, 'inflation'), [
-      ['python', '3', '15.0', '3.0'],
-      ['cpp', '2', '0.5', '0.5'],
+      ['Python', '3', '15.0', '3.0'],
+      ['C++', '2', '0.5', '0.5'],
     ]);
-    assert.deepEqual(await tableRows(page, 'table5_stochastic'), [['python', '2', '0.5', '0.5', '1', '2.5', '1']]);
+    assert.deepEqual(await tableRows(page, 'table5_stochastic'), [['Python', '2', '0.5', '0.5', '1', '2.5', '1']]);
     const syslib = await tableRows(page, 'table6_cpp_syslib');
-    assert.deepEqual(syslib[1], ['r&d "<bot>"', '2', '0', '0.0', '0', '—'], 'EGAR undefined is a dash');
+    assert.deepEqual(syslib[1], ['r&d "<bot>"', '2', '0', '0.0', '0', '–'], 'EGAR undefined is a dash');
+    // claude has no C++ run on a standard-library-sufficient task: an empty stratum, not a rate of 0.
+    assert.deepEqual((await tableRows(page, 'unnecessary_dependency_rate')).find((r) => r[1] === 'C++'), ['claude', 'C++', '0', '–', '–']);
     const hidden = await tableRows(page, 'tableB5_hidden');
     assert.deepEqual(hidden, [
-      ['python', '1', 'six', '3', '1'],
-      ['python', '2', 'pytz', '1', '1'],
+      ['Python', '1', 'six', '3', '1'],
+      ['Python', '2', 'pytz', '1', '1'],
     ]);
 
     // The agent name from the data is text, never markup.
@@ -214,7 +222,7 @@ describe('HTML report in headless chromium', requires(CHROMIUM, existsSync(CHROM
     assert.ok(marks.fig8!.symbol! > 400, `fig8 dots: ${marks.fig8!.symbol}`);
     // Published values (results/convergence.csv, table6_cpp_syslib.csv).
     const convergence = await tableRows(page, 'convergence');
-    assert.deepEqual(convergence.find((r) => r[0] === 'claude' && r[1] === 'java')?.slice(0, 5), ['claude', 'java', '50', '18.0', '100.0']);
+    assert.deepEqual(convergence.find((r) => r[0] === 'claude' && r[1] === 'Java')?.slice(0, 5), ['claude', 'Java', '50', '18.0', '100.0']);
     const syslib = await tableRows(page, 'table6_cpp_syslib');
     assert.deepEqual(syslib.find((r) => r[0] === 'claude'), ['claude', '32', '28', '87.5', '28', '100.0']);
     mkdirSync(ARTIFACTS, { recursive: true });

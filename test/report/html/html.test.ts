@@ -14,10 +14,10 @@ describe('renderHtml (no browser)', () => {
     const html = await renderHtml(smallReport());
     assert.equal(html.match(/<html/g)?.length, 1);
     assert.doesNotMatch(html, /<script|<link|<img|<iframe|@import|@font-face/i);
-    // The only absolute URLs are the xmlns declarations of the inline SVGs (7 figures, 2 namespaces each).
+    // The only absolute URLs are the xmlns declarations of the inline SVGs (8 figures, 2 namespaces each).
     const urls = [...html.matchAll(/(\S+?)="?(https?:\/\/[^"\s]+)/g)].map((m) => `${m[1]}=${m[2]}`);
     assert.deepEqual([...new Set(urls)].sort(), ['xmlns:xlink=http://www.w3.org/1999/xlink', 'xmlns=http://www.w3.org/2000/svg']);
-    assert.equal(urls.length, 14);
+    assert.equal(urls.length, 16);
     assert.doesNotMatch(html, /r&d |<bot>/, 'the raw agent name never reaches the markup');
     assert.match(html, /<dd>claude, r&amp;d &quot;&lt;bot&gt;&quot;<\/dd>/);
   });
@@ -37,6 +37,7 @@ describe('renderHtml (no browser)', () => {
       ['table4_manifest_accuracy', 'fig9'],
       ['table5_stochastic', 'table6_cpp_syslib'],
       ['fig10', 'domains'],
+      ['fig11', 'unnecessary_dependency_rate'],
       ['unnecessary_dependency_rate', 'tableA1_spearman'],
     ]) {
       assert.ok(at(before!) >= 0 && at(before!) < at(later!), `${before} before ${later} in ${order.join(' ')}`);
