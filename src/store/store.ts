@@ -7,7 +7,7 @@ import { EnvproofError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { isEcosystemId } from '../ecosystems/index.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
-import { evaluationFromRow, FINAL_EVALUATIONS, putEvaluation } from './evaluations.js';
+import { evaluationFromRow, FINAL_EVALUATIONS, putEvaluation, RUN_EVALUATIONS } from './evaluations.js';
 import { PostgresDatabase } from './postgres-db.js';
 import { ReproTables } from './repro-tables.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
@@ -341,12 +341,36 @@ export class ResultsStore {
     return (await this.db.all<Record<string, unknown>>(FINAL_EVALUATIONS)).map(evaluationFromRow);
   }
 
+  /** Every evaluation of one run, attempt by attempt. */
+  async evaluations(key: RunKey): Promise<BackendEvaluationRecord[]> {
+    const rows = await this.db.all<Record<string, unknown>>(RUN_EVALUATIONS, keyParams(key));
+    return rows.map((row) => {
+      const { key: _, ...evaluation } = evaluationFromRow(row);
+      return evaluation;
+    });
+  }
+
   /** Records the judged root cause of a backend run's final evaluation. */
   setRootCause(key: RunKey, attempt: number, rootCause: string, note: string): Promise<void> {
     return this.db.run(
       `UPDATE backend_evaluations SET root_cause = ?, root_cause_note = ? WHERE attempt = ? AND run_id = (SELECT id FROM runs WHERE ${KEY_WHERE})`,
       [rootCause, note, attempt, ...keyParams(key)],
     );
+  }
+
+  /**
+   * A value that changes whenever a run, an attempt, an evaluation or a re-run is written or removed: readers that
+   * keep a copy (envproof view) compare it to know when to read again.
+   */
+  async changeStamp(): Promise<string> {
+    const [row] = await this.db.all<Record<string, unknown>>(
+      `SELECT (SELECT COUNT(*) FROM runs) AS runs, (SELECT MAX(updated_at) FROM runs) AS runs_at,
+       (SELECT COUNT(*) FROM attempts) AS attempts, (SELECT COUNT(*) FROM backend_evaluations) AS evaluations,
+       (SELECT COUNT(root_cause) FROM backend_evaluations) AS judged, (SELECT COUNT(*) FROM repro_instances) AS instances,
+       (SELECT MAX(updated_at) FROM repro_instances) AS instances_at, (SELECT COUNT(*) FROM repro_runs) AS repro_runs,
+       (SELECT COUNT(*) FROM tasks) AS tasks`,
+    );
+    return Object.values(row!).map((v) => String(v ?? '')).join('|');
   }
 
   /** The tasks of one source, or of every source. */

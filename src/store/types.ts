@@ -69,8 +69,8 @@ export interface BackendEvaluationRecord {
   aLenient: number;
   aStrict: number;
   postmanPct?: number;
-  /** Per verifier: rules, verdict (and the strict ORM verdict). */
-  verifiers?: { name: string; rules: string; passed: boolean; strict?: boolean }[];
+  /** Per verifier: rules, verdict (and the strict ORM verdict), and the first of its evidence (file, 1-based line or 0). */
+  verifiers?: { name: string; rules: string; passed: boolean; strict?: boolean; evidence?: { file: string; line: number; message: string }[] }[];
   /** Every assertion of envproof's suite: id, passed, and why it failed. */
   assertions: { id: string; passed: boolean; message?: string }[];
   postman?: { passed: number; total: number };

@@ -15,6 +15,8 @@ import { COARSE_MEANING } from './taxonomy.js';
 export type BackendExecuteOptions = ServingOptions;
 
 const FAILED_SHOWN = 25;
+/** Evidence items kept per verifier in the store (the view shows them with their file and line). */
+const STORED_EVIDENCE = 20;
 
 /** What the agent is told in a repair round: the class, the failed assertions, the verifiers, the log's tail. */
 function failureOf(e: Evaluation): AttemptFailure {
@@ -55,7 +57,7 @@ export function evaluationRecord(attempt: number, task: BackendTaskInfo, e: Eval
     aLenient: e.aPct.lenient,
     aStrict: e.aPct.strict,
     ...(e.postmanPct !== undefined ? { postmanPct: e.postmanPct } : {}),
-    ...(e.verifiers ? { verifiers: e.verifiers.verifiers.map((v) => ({ name: v.name, rules: v.rules, passed: v.passed, ...(v.strict ? { strict: v.strict.passed } : {}) })) } : {}),
+    ...(e.verifiers ? { verifiers: e.verifiers.verifiers.map((v) => ({ name: v.name, rules: v.rules, passed: v.passed, ...(v.strict ? { strict: v.strict.passed } : {}), evidence: v.evidence.slice(0, STORED_EVIDENCE) })) } : {}),
     assertions: (e.contract?.assertions ?? []).map((a) => ({ id: a.id, passed: a.passed, ...(a.message ? { message: a.message } : {}) })),
     ...(e.postman ? { postman: { passed: e.postman.passed, total: e.postman.total } } : {}),
     startup: e.startup,
