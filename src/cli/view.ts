@@ -56,6 +56,10 @@ export function registerView(program: Command, setExitCode: SetExitCode): void {
       const view = new StoreView(store);
       let server;
       try {
+        // Read once before the URL is given, so that the first page opens at once even on a large store.
+        process.stderr.write(`envproof view: reading ${store.location}\n`);
+        const { rows } = await view.snapshot();
+        process.stderr.write(`envproof view: ${rows.length} runs\n`);
         server = await startViewServer(view, { host: o.host, port: o.port, onError: (m) => process.stderr.write(`envproof view: ${m}\n`) });
       } catch (err) {
         await store.close();

@@ -22,11 +22,13 @@ export interface ReportInput {
   reproduced: { key: RunKey; row: ReproInstanceRow }[];
 }
 
-export async function readReportInput(store: ResultsStore): Promise<ReportInput> {
+/** What the reports need from the store; `runs`, when the caller has read them already (all of them, any status). */
+export async function readReportInput(store: ResultsStore, runs?: readonly StoredRun[]): Promise<ReportInput> {
+  const all = runs ?? (await store.allRuns());
   return {
-    done: await store.runs(),
-    infrastructureFailed: await store.runsWithStatus('infrastructure-failed'),
-    unfinished: await store.runsWithStatus('running'),
+    done: all.filter((r) => (r.status ?? 'done') === 'done'),
+    infrastructureFailed: all.filter((r) => r.status === 'infrastructure-failed'),
+    unfinished: all.filter((r) => r.status === 'running'),
     backend: await store.backendEvaluations(),
     tasks: await store.tasks(),
     reproduced: await reproducedRuns(store),

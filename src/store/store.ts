@@ -26,7 +26,7 @@ export function isPostgresUrl(spec: string): boolean {
 }
 
 export interface OpenOptions {
-  /** Never write (no migration; an older schema is refused with a hint). */
+  /** Never write (no migration; an older schema is refused with a hint; PostgreSQL sessions are read-only). */
   readonly?: boolean;
   /** Refuse to create the store. */
   mustExist?: boolean;
@@ -188,7 +188,7 @@ export class ResultsStore {
     const readonly = opts.readonly ?? false;
     const mustExist = readonly || opts.mustExist === true;
     const db = isPostgresUrl(spec)
-      ? await PostgresDatabase.open(spec, { reconnectSec: opts.reconnectSec ?? 300, ...(opts.onConnection ? { onConnection: opts.onConnection } : {}) })
+      ? await PostgresDatabase.open(spec, { reconnectSec: opts.reconnectSec ?? 300, readonly, ...(opts.onConnection ? { onConnection: opts.onConnection } : {}) })
       : SqliteDatabase.open(spec, { readonly, mustExist: mustExist });
     try {
       await ResultsStore.migrate(db, readonly, mustExist);
@@ -282,6 +282,16 @@ export class ResultsStore {
   /** Every run, whatever its status (for inspection and export). */
   allRuns(): Promise<StoredRun[]> {
     return this.selectRuns('');
+  }
+
+  /** The runs written at or after `since` (ISO 8601, as `updated_at`), whatever their status. */
+  runsWrittenSince(since: string): Promise<StoredRun[]> {
+    return this.selectRuns('WHERE updated_at >= ?', since);
+  }
+
+  async runCount(): Promise<number> {
+    const [row] = await this.db.all<{ n: number | string }>('SELECT COUNT(*) AS n FROM runs');
+    return Number(row!.n);
   }
 
   /** One run by its key, whatever its status. */

@@ -25,7 +25,7 @@ function withFilter(q: TableQuery, id: string, value: string | undefined): Parti
 /** Source tabs and filter values, each with its count; a value chosen is chosen again to drop it. */
 export function filterBar(path: string, q: TableQuery, page: ReturnType<typeof tablePage>): SafeHtml {
   const tabs = page.sources.map(([s, n]) => html`<a class="${s === q.source ? 'on' : ''}" href="${href(path, { source: s, filters: {}, descending: false, page: 1 })}">${SOURCE_NAMES[s]} (${count(n)})</a>`);
-  const facets = FILTER_IDS.filter((id) => page.facets[id].length > 1 || q.filters[id] !== undefined).map((id) => {
+  const facets = FILTER_IDS.map((id) => {
     const chosen = q.filters[id];
     const values = page.facets[id].map(([value, n]) => {
       const on = value === chosen;

@@ -19,24 +19,33 @@ export interface RunRow {
   n3: number | null;
   rho: number | null;
   f1: number | null;
+  /** The run's value of each filter (computed once: the counts look at every run for every filter). */
+  values: Record<FilterId, string>;
 }
 
-export function runRow(run: StoredRun, backend: boolean): RunRow {
+type Metrics = Omit<RunRow, 'values'>;
+
+function metrics(run: StoredRun, backend: boolean): Metrics {
   const n1 = run.declared === null ? null : run.declared.length;
   if (!run.finalSuccess) return { run, backend, n1, n2: null, n3: null, rho: null, f1: null };
   const m = projectMetrics(new Set(run.declared ?? []), new Set(run.installed), new Set(run.traced));
   return { run, backend, n1, n2: m.n2, n3: m.n3, rho: run.declared === null ? null : m.inflation, f1: run.declared === null ? null : m.f1 };
 }
 
+export function runRow(run: StoredRun, backend: boolean): RunRow {
+  const row = metrics(run, backend);
+  return { ...row, values: Object.fromEntries(FILTER_IDS.map((id) => [id, FILTERS[id].of(row)])) as Record<FilterId, string> };
+}
+
 /** The filters, each one value of a dimension. The source is always one: sources are never mixed, as in `report`. */
 export const FILTERS = {
-  agent: { title: 'agent', of: (r: RunRow) => r.run.agent },
-  language: { title: 'language', of: (r: RunRow) => r.run.language },
-  task: { title: 'task', of: (r: RunRow) => r.run.taskId },
-  status: { title: 'status', of: (r: RunRow) => r.run.status ?? 'done' },
-  final: { title: 'final success', of: (r: RunRow) => (r.run.finalSuccess ? 'yes' : 'no') },
-  error: { title: 'first error class', of: (r: RunRow) => r.run.initialErrorType ?? '—' },
-  kind: { title: 'kind', of: (r: RunRow) => (r.backend ? 'backend' : 'environment') },
+  agent: { title: 'agent', of: (r: Metrics) => r.run.agent },
+  language: { title: 'language', of: (r: Metrics) => r.run.language },
+  task: { title: 'task', of: (r: Metrics) => r.run.taskId },
+  status: { title: 'status', of: (r: Metrics) => r.run.status ?? 'done' },
+  final: { title: 'final success', of: (r: Metrics) => (r.run.finalSuccess ? 'yes' : 'no') },
+  error: { title: 'first error class', of: (r: Metrics) => r.run.initialErrorType ?? '—' },
+  kind: { title: 'kind', of: (r: Metrics) => (r.backend ? 'backend' : 'environment') },
 } as const;
 
 export type FilterId = keyof typeof FILTERS;
@@ -116,9 +125,8 @@ export function queryParams(q: TableQuery, change: Partial<TableQuery> = {}): UR
   return params;
 }
 
-export function matches(row: RunRow, q: Pick<TableQuery, 'source' | 'filters'>, except?: FilterId): boolean {
-  if (row.run.source !== q.source) return false;
-  return FILTER_IDS.every((id) => id === except || q.filters[id] === undefined || FILTERS[id].of(row) === q.filters[id]);
+export function matches(row: RunRow, q: Pick<TableQuery, 'source' | 'filters'>): boolean {
+  return row.run.source === q.source && FILTER_IDS.every((id) => q.filters[id] === undefined || row.values[id] === q.filters[id]);
 }
 
 /** Nulls last whichever the direction; booleans and numbers by value, text by code point. */
@@ -143,7 +151,20 @@ export interface TablePage {
 }
 
 export function tablePage(all: readonly RunRow[], q: TableQuery): TablePage {
-  const kept = all.filter((r) => matches(r, q));
+  // One pass: a row every filter keeps is kept and counted for every filter; a row that fails one filter only is
+  // counted for that filter (its other values are what the other filters chose).
+  const kept: RunRow[] = [];
+  const counts = Object.fromEntries(FILTER_IDS.map((id) => [id, new Map<string, number>()])) as Record<FilterId, Map<string, number>>;
+  const count = (id: FilterId, r: RunRow) => counts[id].set(r.values[id], (counts[id].get(r.values[id]) ?? 0) + 1);
+  const chosen = FILTER_IDS.filter((id) => q.filters[id] !== undefined);
+  for (const r of all) {
+    if (r.run.source !== q.source) continue;
+    const failed = chosen.filter((id) => r.values[id] !== q.filters[id]);
+    if (failed.length === 0) {
+      kept.push(r);
+      for (const id of FILTER_IDS) count(id, r);
+    } else if (failed.length === 1) count(failed[0]!, r);
+  }
   if (q.sort) {
     const of = COLUMNS[q.sort].of;
     const sign = q.descending ? -1 : 1;
@@ -154,12 +175,7 @@ export function tablePage(all: readonly RunRow[], q: TableQuery): TablePage {
       return sign * compare(x, y);
     });
   }
-  const facets = {} as TablePage['facets'];
-  for (const id of FILTER_IDS) {
-    const counts = new Map<string, number>();
-    for (const r of all) if (matches(r, q, id)) counts.set(FILTERS[id].of(r), (counts.get(FILTERS[id].of(r)) ?? 0) + 1);
-    facets[id] = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  }
+  const facets = Object.fromEntries(FILTER_IDS.map((id) => [id, [...counts[id]].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))])) as TablePage['facets'];
   const sources = SOURCES.map((s) => [s, all.filter((r) => r.run.source === s).length] as [RunSource, number]).filter(([, n]) => n > 0);
   const { items, page, pages } = pageOf(kept, q.page);
   return { rows: items, total: kept.length, page, pages, facets, sources };

@@ -38,8 +38,25 @@ const byStoreOrder = (a: StoredRun, b: StoredRun) => {
   return a.trial - b.trial;
 };
 
+/**
+ * Writers' clocks may differ a little from this one (workers on several machines): the runs written since the last
+ * read are asked for from this long before it, so that a write stamped a little in the past is not missed.
+ */
+export const CLOCK_MARGIN_MS = 5000;
+
+interface Kept {
+  stamp: string;
+  /** When the read began, by this machine's clock. */
+  readAt: number;
+  /** Every run by its key. */
+  runs: Map<string, StoredRun>;
+  snapshot: Snapshot;
+}
+
 export class StoreView {
-  private current: Promise<Snapshot> | undefined;
+  private kept: Promise<Kept> | undefined;
+  /** Each run's row, computed once per run read. */
+  private readonly rows = new WeakMap<StoredRun, RunRow>();
 
   constructor(private readonly store: ResultsStore) {}
 
@@ -51,21 +68,39 @@ export class StoreView {
     return this.store.changeStamp();
   }
 
-  /** The runs as they are now: read again only when the store changed since the last read. */
+  /**
+   * The runs as they are now. When the store changed since the last read, only the runs written since then are read
+   * again (a store of 10,000 runs that `run` writes to is not read whole at every attempt); the small tables
+   * (evaluations, tasks, re-runs) are read again whole.
+   */
   async snapshot(): Promise<Snapshot> {
     const stamp = await this.stamp();
-    const kept = this.current && (await this.current.catch(() => undefined));
-    if (kept?.stamp === stamp) return kept;
-    this.current = this.read(stamp);
-    return this.current;
+    const previous = this.kept && (await this.kept.catch(() => undefined));
+    if (previous?.stamp === stamp) return previous.snapshot;
+    this.kept = this.read(stamp, previous);
+    return (await this.kept).snapshot;
   }
 
-  private async read(stamp: string): Promise<Snapshot> {
-    const input = await readReportInput(this.store);
+  private async read(stamp: string, previous: Kept | undefined): Promise<Kept> {
+    const readAt = Date.now();
+    const written = previous ? await this.store.runsWrittenSince(new Date(previous.readAt - CLOCK_MARGIN_MS).toISOString()) : await this.store.allRuns();
+    const runs = new Map(previous?.runs);
+    for (const r of written) runs.set(runKeyText(r), r);
+    // Runs are never removed one by one; should a store lose some (rebuilt, restored), everything is read again.
+    if (previous && runs.size !== (await this.store.runCount())) return this.read(stamp, undefined);
+    const all = [...runs.values()].sort(byStoreOrder);
+    const input = await readReportInput(this.store, all);
     const backend = new Set(input.backend.map((e) => runKeyText(e.key)));
-    const runs = [...input.done, ...input.infrastructureFailed, ...input.unfinished].sort(byStoreOrder);
-    const sources = sourcesOf(runs).sort((a, b) => (a === 'envproof' ? -1 : b === 'envproof' ? 1 : 0));
-    return { stamp, rows: runs.map((r) => runRow(r, backend.has(runKeyText(r)))), sources, input };
+    const sources = sourcesOf(all).sort((a, b) => (a === 'envproof' ? -1 : b === 'envproof' ? 1 : 0));
+    const rows = all.map((r) => {
+      const isBackend = backend.has(runKeyText(r));
+      const cached = this.rows.get(r);
+      if (cached?.backend === isBackend) return cached;
+      const row = runRow(r, isBackend);
+      this.rows.set(r, row);
+      return row;
+    });
+    return { stamp, readAt, runs, snapshot: { stamp, rows, sources, input } };
   }
 
   async run(key: RunKey): Promise<RunDetail | undefined> {
