@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../core/process.js';
+import { refusedCredentialLine, refusedLogin } from './misconfigured.js';
 import { sanitizeWorkspace } from './project-files.js';
 import type { Agent, AgentTurnRequest, AgentTurnResult, Usage } from './types.js';
 import { shellQuote } from '../core/shell.js';
@@ -69,13 +70,18 @@ export class CmdAgent implements Agent {
       task: req.taskId,
       language: req.language,
     });
-    const r = await runProcess(['/bin/sh', '-c', command], { cwd: req.workspace, env: this.env, timeoutMs: req.timeoutMs });
+    const r = await runProcess(['/bin/sh', '-c', command], { cwd: req.workspace, env: this.env, timeoutMs: req.timeoutMs, ...(req.signal ? { signal: req.signal } : {}) });
     const refused = await sanitizeWorkspace(req.workspace);
     const usage = this.preset.usage?.(r.stdout);
+    const transcript = { output: r.stdout, stderr: r.stderr };
     if (r.spawnError) return { status: 'failed', reason: `the agent command could not start: ${r.spawnError}` };
-    if (r.timedOut) return { status: 'failed', reason: `the agent did not finish within ${Math.round(req.timeoutMs / 1000)} s and was stopped`, usage };
-    if (r.exitCode === 127) return { status: 'failed', reason: `the agent command was not found: ${r.stderr.trim().split('\n').at(-1) ?? command}` };
-    if (r.exitCode !== 0) return { status: 'failed', reason: `the agent exited with ${r.exitCode}: ${r.stderr.trim().split('\n').slice(-3).join(' ')}`, usage };
-    return { status: 'ok', usage, ...(refused.length ? { note: refused.map((f) => `refused ${f.path} (${f.reason})`).join('; ') } : {}) };
+    if (r.timedOut) return { status: 'failed', reason: `the agent did not finish within ${Math.round(req.timeoutMs / 1000)} s and was stopped`, usage, transcript };
+    if (r.exitCode === 127) return { status: 'failed', reason: `the agent command was not found: ${r.stderr.trim().split('\n').at(-1) ?? command}`, transcript };
+    if (r.exitCode !== 0) {
+      const refusal = req.signal?.aborted ? undefined : refusedCredentialLine(r.stdout, r.stderr);
+      if (refusal) throw refusedLogin(this.name, refusal);
+      return { status: 'failed', reason: `the agent exited with ${r.exitCode ?? r.signal}: ${r.stderr.trim().split('\n').slice(-3).join(' ')}`, usage, transcript };
+    }
+    return { status: 'ok', usage, transcript, ...(refused.length ? { note: refused.map((f) => `refused ${f.path} (${f.reason})`).join('; ') } : {}) };
   }
 }

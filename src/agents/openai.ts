@@ -5,6 +5,8 @@ export interface OpenAiOptions {
   baseUrl: string;
   model: string;
   apiKey?: string;
+  /** The environment variable the key was read from (named in the hint when the key is refused). */
+  keyEnv?: string;
   temperature?: number;
   maxTokens?: number;
 }
@@ -18,11 +20,10 @@ interface CompletionBody {
 export class OpenAiTransport implements ChatTransport {
   constructor(private readonly opts: OpenAiOptions) {}
 
-  complete(system: string, messages: ChatMessage[], timeoutMs: number): Promise<ChatReply> {
+  complete(system: string, messages: ChatMessage[], timeoutMs: number, signal?: AbortSignal): Promise<ChatReply> {
     const o = this.opts;
     return postChat<CompletionBody>(
-      'the chat-completions endpoint',
-      `${o.baseUrl.replace(/\/$/, '')}/chat/completions`,
+      { service: 'the chat-completions endpoint', url: `${o.baseUrl.replace(/\/$/, '')}/chat/completions`, keyEnv: o.apiKey ? o.keyEnv : undefined },
       o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {},
       {
         model: o.model,
@@ -30,7 +31,7 @@ export class OpenAiTransport implements ChatTransport {
         ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
         ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
       },
-      timeoutMs,
+      { timeoutMs, signal },
       (body) => {
         const content = body.choices?.[0]?.message?.content;
         if (typeof content !== 'string') return { ok: false, retryable: false, reason: 'the reply has no choices[0].message.content' };

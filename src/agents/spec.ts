@@ -19,10 +19,17 @@ function options(spec: string, text: string): Record<string, string> {
   return out;
 }
 
-function apiKey(spec: string, envName: string, env: NodeJS.ProcessEnv, required: boolean): string | undefined {
-  const key = env[envName];
-  if (!key && required) throw new UsageError(`--agent ${spec}: the environment variable ${envName} is not set`, `export ${envName}=... or name another variable with key-env=`);
-  return key || undefined;
+/**
+ * The API key of an HTTP agent spec and the variable it came from. A variable named with `key-env=` must be set
+ * (refused before the first request); the default one is needed only by the provider's own endpoint.
+ */
+function apiKey(spec: string, named: string | undefined, fallback: string, env: NodeJS.ProcessEnv, ownEndpoint: boolean): { key?: string; keyEnv: string } {
+  const keyEnv = named ?? fallback;
+  const key = env[keyEnv];
+  if (!key && (named !== undefined || ownEndpoint)) {
+    throw new UsageError(`--agent ${spec}: the environment variable ${keyEnv} is not set`, `export ${keyEnv}=... or name another variable with key-env=`);
+  }
+  return key ? { key, keyEnv } : { keyEnv };
 }
 
 const SPEC_HELP = [
@@ -91,10 +98,10 @@ export function chatTransportFromSpec(spec: string, env: NodeJS.ProcessEnv = pro
   const temperature = overrides.temperature ?? (o.temperature ? Number(o.temperature) : undefined);
   if (kind === 'openai') {
     const base = o.base ?? 'https://api.openai.com/v1';
-    const key = apiKey(spec, o['key-env'] ?? 'OPENAI_API_KEY', env, !o.base);
-    return { name: o.name ?? `openai:${o.model}`, transport: new OpenAiTransport({ baseUrl: base, model: o.model, apiKey: key, temperature }) };
+    const { key, keyEnv } = apiKey(spec, o['key-env'], 'OPENAI_API_KEY', env, !o.base);
+    return { name: o.name ?? `openai:${o.model}`, transport: new OpenAiTransport({ baseUrl: base, model: o.model, apiKey: key, keyEnv, temperature }) };
   }
   const base = o.base ?? 'https://api.anthropic.com';
-  const key = apiKey(spec, o['key-env'] ?? 'ANTHROPIC_API_KEY', env, !o.base);
-  return { name: o.name ?? `anthropic:${o.model}`, transport: new AnthropicTransport({ baseUrl: base, model: o.model, apiKey: key, maxTokens: Number(o['max-tokens'] ?? 16000), temperature }) };
+  const { key, keyEnv } = apiKey(spec, o['key-env'], 'ANTHROPIC_API_KEY', env, !o.base);
+  return { name: o.name ?? `anthropic:${o.model}`, transport: new AnthropicTransport({ baseUrl: base, model: o.model, apiKey: key, keyEnv, maxTokens: Number(o['max-tokens'] ?? 16000), temperature }) };
 }

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { agentFromSpec } from '../agents/spec.js';
-import { UsageError } from '../core/errors.js';
+import { EnvproofError, UsageError } from '../core/errors.js';
+import { killRunningProcessGroups } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { ecosystemIds, isEcosystemId } from '../ecosystems/index.js';
-import { planRuns, runMatrix, type MatrixSummary, type ProgressEvent } from '../protocol/matrix.js';
+import { planRuns, runMatrix, type MatrixSummary } from '../protocol/matrix.js';
+import { markReruns, parseRerun, RERUN_HELP } from '../protocol/rerun.js';
 import type { ProtocolOptions, RunPlan } from '../protocol/run-one.js';
 import { waitForRuns } from '../queue/client.js';
 import { absoluteAgentSpec, absoluteSuiteSpec, jobLabel, type JobProtocolOptions, type RunJob } from '../queue/jobs.js';
@@ -19,7 +21,8 @@ import { PROMPT_VARIANTS, type PromptVariant } from '../tasks/types.js';
 import type { SetExitCode } from './exit-codes.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
-import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
+import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS } from './exit-codes.js';
+import { runProgress, type RunProgress } from './run-progress.js';
 import { positiveInt } from './number-options.js';
 import { addQueueOptions, checkQueueFlags, enqueueThen, type QueueFlags } from './queue-options.js';
 import { parseFactors } from './repro.js';
@@ -35,11 +38,6 @@ function parseLanguages(value: string): EcosystemId[] {
   return langs;
 }
 
-function progressLine(e: ProgressEvent): string {
-  const p = e.plan;
-  return `[${e.done}/${e.total}] ${p.agent.name} ${p.task.id} ${p.language} #${p.trial}: ${e.phase} (failed so far: ${e.failures})`;
-}
-
 /** The run summary, as text or JSON; `where` names the store (or, for a queued run, the queue). */
 function printSummary(summary: MatrixSummary, where: Record<string, string>, json: boolean, repro?: { summary: FinalProjectSummary; k: number }): void {
   const c = summary.counts;
@@ -51,10 +49,43 @@ function printSummary(summary: MatrixSummary, where: Record<string, string>, jso
   const reproLine = repro
     ? `reproducibility: ${repro.summary.reproduced} final projects re-run ${repro.k}x, ${repro.summary.alreadyDone} already done, ${repro.summary.errors.length} could not be re-run\n`
     : '';
+  const stopped = summary.total - Object.values(c).reduce((a, b) => a + b, 0) + c.interrupted;
+  const stoppedPart = stopped > 0 ? `, ${c.interrupted} interrupted, ${stopped - c.interrupted} not started` : '';
+  const verdict = noneSucceeded(summary) ? 'no run succeeded\n' : '';
   process.stdout.write(
     `${summary.total} runs in ${(summary.durationMs / 1000).toFixed(1)} s: ${c.succeeded} succeeded, ${c.failed} failed, ${c.skipped} already done, ` +
-      `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt\n${reproLine}${whereLine}\n`,
+      `${c['infrastructure-failed']} set aside (infrastructure), ${c['no-attempt']} without any attempt${stoppedPart}\n${verdict}${reproLine}${whereLine}\n`,
   );
+}
+
+/** Runs were run this time and not one of them succeeded: the agent or the setup is broken, whatever the cause. */
+function noneSucceeded(summary: MatrixSummary): boolean {
+  const c = summary.counts;
+  return c.succeeded === 0 && c.failed > 0;
+}
+
+/** 1 when runs were set aside or none succeeded, else 0. */
+export function runExitCode(summary: MatrixSummary): number {
+  return summary.counts['infrastructure-failed'] > 0 || noneSucceeded(summary) ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+/**
+ * Ctrl-C or SIGTERM while the runs go on: `stop` is aborted (the agents' process groups are stopped, the attempts in
+ * flight recorded as interrupted) and every command envproof runs is killed; a second signal quits at once.
+ */
+function stopOnSignals(stop: AbortController, progress: RunProgress): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    killRunningProcessGroups();
+    if (stop.signal.aborted) process.exit(EXIT_ERROR);
+    progress.note(`envproof: ${signal}: stopping; the attempts in flight are recorded as interrupted, and the same command resumes them (${signal} again quits at once)`);
+    stop.abort(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
 }
 
 /** The backend suite's evaluation options, when it runs (its files through `place`: absolute for a queue's workers). */
@@ -87,7 +118,7 @@ function runOnQueue(jobs: RunJob[], o: QueueFlags & { queue: string; json: boole
       onEnd: o.quiet ? () => {} : (e, outcome) => process.stderr.write(`[${e.done}/${e.total}] ${jobLabel(e.job)}: ${outcome}${'reason' in e ? ` (${e.reason})` : ''}\n`),
     });
     printSummary(summary, { queue: where }, o.json);
-    return summary.counts['infrastructure-failed'] > 0 ? EXIT_FINDINGS : EXIT_CLEAN;
+    return runExitCode(summary);
   });
 }
 
@@ -111,9 +142,11 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--timeout <seconds>', 'time limit of each program run', positiveInt('--timeout', 1), 120)
     .addOption(javaAttributionOption())
     .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
+    .option('--request-timeout <seconds>', 'time limit of each request of an HTTP agent (openai:, anthropic:); a request that runs out is retried as --retries says', positiveInt('--request-timeout', 1), 300)
     .option('--retries <n>', 'retries of an infrastructure failure (sandbox, registry, model API) before a run is set aside', positiveInt('--retries', 0), 2)
     .option('--retry-delay <seconds>', 'wait before the first retry (doubling after)', positiveInt('--retry-delay', 0), 5)
-    .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE);
+    .option('--store <path|url>', STORE_OPTION_HELP, DEFAULT_STORE)
+    .option('--rerun <which>', RERUN_HELP, parseRerun);
   addQueueOptions(command, 'one job per run')
     .option('--repro <k>', 'then re-run every successful final project k times, each in a fresh sandbox with a fresh install, and record its reproducibility (docs/repro.md)', positiveInt('--repro', 1))
     .option('--repro-vary <factors>', `what those re-runs vary: all, none, or a list of ${FACTORS.join(',')}`, 'all')
@@ -123,9 +156,9 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
   addEnvironmentOptions(command)
     .addHelpText(
       'after',
-      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt; with --repro, final projects already re-run are skipped too.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures (or, with --repro, some final projects could not be re-run), 2 error.',
+      '\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt; with --repro, final projects already re-run are skipped too.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures, or runs were run and none succeeded (or, with --repro, some final projects could not be re-run), 2 error (also a refused credential, which stops the run at once, and Ctrl-C/SIGTERM, after which the same command resumes).',
     )
-    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; repro?: number; reproVary: string; reproAttribute?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; requestTimeout: number; rerun?: string; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; repro?: number; reproVary: string; reproAttribute?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
@@ -139,11 +172,12 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       checkQueueFlags(o, command, ['store', 'jobs']);
       if (o.queue) {
         const protocol: JobProtocolOptions = {
-          repairs: o.repairs, sandbox: o.sandbox, environment, tracer: o.tracer, runTimeoutSec: o.timeout, agentTimeoutSec: o.agentTimeout,
+          repairs: o.repairs, sandbox: o.sandbox, environment, tracer: o.tracer, runTimeoutSec: o.timeout, agentTimeoutSec: o.agentTimeout, requestTimeoutSec: o.requestTimeout,
           tracedView: tracedViewOf(o.javaAttribution), infraRetries: o.retries, retryDelaySec: o.retryDelay,
           ...backendOptions(o, path.resolve),
         };
         if (o.repro) throw new UsageError('--repro runs where the store is, not on the queue', 'run envproof run --repro <k> against the workers\' store once the queue has drained');
+        if (o.rerun) throw new UsageError('--rerun redoes runs where the store is, not on the queue', 'run envproof run --rerun <which> against the workers\' store without --queue');
         const specs = { agents: new Map(agents.map((a, i) => [a.name, absoluteAgentSpec(o.agent[i]!)])), suite: absoluteSuiteSpec(o.suite) };
         setExitCode(await runOnQueue(jobsOf(plans, specs, protocol), { ...o, queue: o.queue, json: o.json === true, quiet: o.quiet === true }));
         return;
@@ -159,9 +193,14 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
         for (const language of languages) await prepareEnvironment(backend, language, environment, note);
       }
       const store = await ResultsStore.open(o.store);
+      const progress = runProgress(o.quiet ? { write: () => true } : process.stderr, Math.min(o.jobs, plans.length));
+      const stop = new AbortController();
+      const unhook = stopOnSignals(stop, progress);
       try {
         await store.replaceRuns([], { source: 'envproof', tasks: tasks.map(({ id, title, domain, complexity }) => ({ id, title, domain, complexity })) });
-        const summary = await runMatrix(plans, store, {
+        const chosen = o.rerun ? await markReruns(plans, store, o.rerun) : plans;
+        if (o.rerun) progress.note(`envproof: --rerun ${o.rerun}: ${chosen.filter((p) => p.fresh).length} of ${plans.length} runs are done again from scratch`);
+        const summary = await runMatrix(chosen, store, {
           jobs: o.jobs,
           repairs: o.repairs,
           sandbox: backend,
@@ -170,11 +209,17 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           runTimeoutSec: o.timeout,
           tracedView: tracedViewOf(o.javaAttribution),
           agentTimeoutSec: o.agentTimeout,
+          requestTimeoutSec: o.requestTimeout,
           infraRetries: o.retries,
           retryDelaySec: o.retryDelay,
           ...backendOptions(o, (file) => file),
-          onProgress: o.quiet ? () => {} : (e) => process.stderr.write(`${progressLine(e)}\n`),
-        });
+          signal: stop.signal,
+          onProgress: (e) => progress.event(e),
+        }).finally(() => progress.close());
+        if (stop.signal.aborted) {
+          printSummary(summary, { store: store.location }, o.json === true);
+          throw new EnvproofError(`stopped by ${String(stop.signal.reason)}: ${summary.counts.interrupted} runs interrupted`, 'run the same command again: finished runs are skipped, interrupted ones resume where they stopped');
+        }
         // Backend tasks serve rather than end: their suite evaluates them, there is no program run to repeat.
         const repro = o.repro
           ? await reproduceFinalProjects(plans.filter((p) => !p.task.backend).map(runKey), store, {
@@ -188,8 +233,11 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
             })
           : undefined;
         printSummary(summary, { store: store.location }, o.json === true, repro && o.repro ? { summary: repro, k: o.repro } : undefined);
-        setExitCode(summary.counts['infrastructure-failed'] > 0 || (repro?.errors.length ?? 0) > 0 ? EXIT_FINDINGS : EXIT_CLEAN);
+        setExitCode(Math.max(runExitCode(summary), (repro?.errors.length ?? 0) > 0 ? EXIT_FINDINGS : EXIT_CLEAN));
       } finally {
+        unhook();
+        // Nothing envproof started outlives it, whatever ended the runs.
+        killRunningProcessGroups();
         await store.close();
       }
     });

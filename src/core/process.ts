@@ -8,6 +8,8 @@ export interface ProcessOptions {
   /** Keep at most this many bytes of each stream (the tail). */
   maxOutputBytes?: number;
   stdin?: string;
+  /** Aborting it kills the command's process group at once (envproof is being stopped). */
+  signal?: AbortSignal;
 }
 
 export interface ProcessResult {
@@ -47,6 +49,25 @@ class TailBuffer {
   }
 }
 
+/** Process groups of the commands running now, so that envproof can stop them all when it is stopped itself. */
+const runningGroups = new Set<number>();
+
+/**
+ * Kills the process group of every command runProcess is running (Ctrl-C or SIGTERM reach envproof only: each
+ * command runs in a group of its own). The commands then end as killed by SIGKILL. Returns how many were running.
+ */
+export function killRunningProcessGroups(): number {
+  const groups = [...runningGroups];
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* the group is already gone */
+    }
+  }
+  return groups.length;
+}
+
 /**
  * Runs a command in its own process group and kills the whole group on timeout or when it exits
  * (so background children it leaves behind do not outlive it). Never throws for a failing command.
@@ -75,10 +96,13 @@ export function runProcess(argv: readonly string[], opts: ProcessOptions): Promi
         /* the group is already gone */
       }
     };
+    if (child.pid !== undefined) runningGroups.add(child.pid);
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
     }, opts.timeoutMs);
+    opts.signal?.addEventListener('abort', killGroup, { once: true });
+    if (opts.signal?.aborted) killGroup();
     child.stdout.on('data', (c: Buffer) => stdout.push(c));
     child.stderr.on('data', (c: Buffer) => stderr.push(c));
     child.stdin.on('error', () => {});
@@ -87,7 +111,9 @@ export function runProcess(argv: readonly string[], opts: ProcessOptions): Promi
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', killGroup);
       killGroup();
+      if (child.pid !== undefined) runningGroups.delete(child.pid);
       resolve({
         ...result,
         timedOut,

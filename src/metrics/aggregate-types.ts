@@ -214,6 +214,15 @@ export interface SetAsideRow {
   unfinished: number;
 }
 
+/** A run set aside after infrastructure failures, and why (the store's reason; null for runs set aside before v7). */
+export interface SetAsideRun {
+  agent: string;
+  language: EcosystemId;
+  taskId: string;
+  trial: number;
+  reason: string | null;
+}
+
 /** Which runs the report is about: one source, or every source with agents and tasks keyed by their source. */
 export type ReportSource = RunSource | 'all';
 
@@ -255,6 +264,8 @@ export interface AggregateReport {
   spearman: SpearmanRow[];
   frequentGaps: FrequentGapRow[];
   setAside: SetAsideRow[];
+  /** Every run set aside after infrastructure failures, with its reason. */
+  setAsideRuns: SetAsideRun[];
   /** The backend suite's metrics (seed 002), when the store holds backend runs. */
   backend?: BackendReport;
   /** How many successful final projects reproduce in fresh re-runs, when `envproof run --repro` recorded any. */

@@ -32,8 +32,8 @@ function tasksPerDomain(tasks: readonly TaskInfo[]): { domain: string; tasks: nu
 
 /** Runs that ended but are not counted, kept apart so that the report can say how many there are. */
 export interface ExcludedRuns {
-  /** Set aside after infrastructure failures (sandbox, registry, model API): never the agent's failures. */
-  infrastructureFailed?: readonly RunRecord[];
+  /** Set aside after infrastructure failures (sandbox, registry, model API): never the agent's failures; with the reason. */
+  infrastructureFailed?: readonly (RunRecord & { statusReason?: string | null })[];
   /** Still being recorded, or stopped before they ended. */
   unfinished?: readonly RunRecord[];
 }
@@ -67,7 +67,7 @@ export function computeAggregate(runs: readonly RunRecord[], tasks: readonly Tas
   const infrastructureFailed = excluded.infrastructureFailed ?? [];
   const unfinished = excluded.unfinished ?? [];
   // Keyed together, so that an agent reads the same in the metrics and in the set-aside counts.
-  const all = keyBySource([...runs, ...infrastructureFailed, ...unfinished], tasks);
+  const all = keyBySource<RunRecord & { statusReason?: string | null }>([...runs, ...infrastructureFailed, ...unfinished], tasks);
   const counted = all.runs.slice(0, runs.length);
   const keyedExcluded = {
     infrastructureFailed: all.runs.slice(runs.length, runs.length + infrastructureFailed.length),
@@ -107,5 +107,6 @@ export function computeAggregate(runs: readonly RunRecord[], tasks: readonly Tas
     spearman: spearmanRows(ctx),
     frequentGaps: frequentGaps(ctx, FREQUENT_GAPS_TOP),
     setAside: setAsideRows(counted, keyedExcluded),
+    setAsideRuns: keyedExcluded.infrastructureFailed.map((r) => ({ agent: r.agent, language: r.language, taskId: r.taskId, trial: r.trial, reason: r.statusReason ?? null })),
   };
 }

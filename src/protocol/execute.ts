@@ -7,6 +7,7 @@ import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
 import type { Evaluation } from '../verify/evaluate.js';
 import { classifyRunFailure, classifyStepFailure, type ErrorClass } from './classify.js';
+import { TRANSCRIPT_BYTES } from './transcript.js';
 
 export interface ExecuteOptions {
   language: EcosystemId;
@@ -52,6 +53,8 @@ export async function executeAttempt(projectDir: string, opts: ExecuteOptions): 
       dir: projectDir,
       ecosystem: opts.language,
       timeoutSec: opts.timeoutSec,
+      // The program's output is kept with the attempt (as much as a transcript holds), whether it succeeded or not.
+      outputTailBytes: TRANSCRIPT_BYTES,
       keep: false,
       sandbox: opts.sandbox,
       ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),

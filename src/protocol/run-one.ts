@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { AgentMisconfigured } from '../agents/misconfigured.js';
 import type { Agent, AgentTurnResult, Usage } from '../agents/types.js';
 import type { AuditReport } from '../audit/report.js';
 import { errorMessage, UsageError } from '../core/errors.js';
@@ -14,6 +15,8 @@ import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
 import { PAPER_ERROR_TYPE, type ErrorClass } from './classify.js';
 import { executeAttempt, type AttemptFailure, type ExecuteOptions, type ExecuteOutcome } from './execute.js';
 import { backendRepairPrompt, repairPrompt } from './prompts.js';
+import { retryingInfrastructure, type RetryOptions } from './retry.js';
+import { boundedTranscript } from './transcript.js';
 import { restoreTree, snapshotTree } from './tree.js';
 import { evaluationRecord, executeBackendAttempt, type BackendExecuteOptions } from '../verify/protocol-step.js';
 
@@ -24,6 +27,8 @@ export interface RunPlan {
   language: EcosystemId;
   trial: number;
   variant: PromptVariant;
+  /** Redo the run from round 0 even when the store holds it (`run --rerun`); its attempts are replaced. */
+  fresh?: boolean;
 }
 
 export interface ProtocolOptions {
@@ -38,6 +43,8 @@ export interface ProtocolOptions {
   runTimeoutSec: number;
   /** Time limit of one agent turn, seconds. */
   agentTimeoutSec: number;
+  /** Time limit of one request of an HTTP agent, seconds (default: the turn's). */
+  requestTimeoutSec?: number;
   /** Which view of D3 the metrics use per ecosystem (`--java-attribution`). */
   tracedView?: ExecuteOptions['tracedView'];
   /** How often an infrastructure failure is retried before the run is set aside. */
@@ -50,15 +57,27 @@ export interface ProtocolOptions {
   progress(phase: string): void;
   /** Asked before each attempt: true stops the run there, left `running` to be resumed (a worker shutting down). */
   shouldStop?(): boolean;
+  /**
+   * Aborted when the run is being stopped (Ctrl-C, SIGTERM, a refused credential in another run): the agent's turn
+   * ends at once, and the attempt in flight is recorded as interrupted, to be done again when the run resumes.
+   */
+  signal?: AbortSignal;
 }
 
 /**
  * `no-attempt`: the agent gave up before generating anything (e.g. a replay without recordings); nothing is stored.
- * `interrupted`: stopped between attempts on request (`shouldStop`); the next run resumes it.
+ * `interrupted`: stopped on request (`shouldStop` between attempts, or `signal` during one: that attempt is recorded
+ * with the error class `interrupted`); the next run resumes it.
  */
 export type RunOutcome = 'skipped' | 'succeeded' | 'failed' | 'infrastructure-failed' | 'no-attempt' | 'interrupted';
 
 const NO_ERROR_TYPE = 'None';
+
+/** The error class of an attempt stopped half-way (Ctrl-C, SIGTERM): done again when the run resumes. */
+export const INTERRUPTED = 'interrupted';
+
+/** Characters of a set-aside run's reason kept in the store. */
+const REASON_CHARS = 2000;
 
 export function runKey(plan: RunPlan): RunKey {
   return { source: 'envproof', agent: plan.agent.name, language: plan.language, taskId: plan.task.id, trial: plan.trial };
@@ -73,7 +92,7 @@ interface RunState {
   final?: AuditReport;
 }
 
-function runRecord(plan: RunPlan, state: RunState, status: StoredRun['status']): StoredRun {
+function runRecord(plan: RunPlan, state: RunState, status: StoredRun['status'], reason?: string): StoredRun {
   const installed = state.final?.layers.installed.map((d) => d.name) ?? [];
   const traced = state.final?.layers.traced?.map((d) => d.name) ?? [];
   const unique = (xs: string[]) => [...new Set(xs)].sort();
@@ -91,6 +110,7 @@ function runRecord(plan: RunPlan, state: RunState, status: StoredRun['status']):
     claimedCount: state.declared && unique(state.declared).length,
     transitiveCount: unique(installed).length,
     status,
+    statusReason: reason === undefined ? null : reason.slice(0, REASON_CHARS),
   };
 }
 
@@ -132,38 +152,35 @@ function backendOptions(opts: ProtocolOptions): NonNullable<ProtocolOptions['bac
   return opts.backend;
 }
 
-const sleep = (sec: number) => new Promise((r) => setTimeout(r, sec * 1000));
-
-/**
- * Runs `attempt` again while `isInfrastructure` says its result is the machinery's failure, at most
- * `opts.infraRetries` more times, waiting `retryDelaySec` before the first retry and twice as long before each next.
- */
-async function retryingInfrastructure<T>(opts: ProtocolOptions, attempt: () => Promise<T>, isInfrastructure: (result: T) => boolean): Promise<T> {
-  let result = await attempt();
-  for (let retry = 1; retry <= opts.infraRetries && isInfrastructure(result); retry++) {
-    await sleep(opts.retryDelaySec * 2 ** (retry - 1));
-    result = await attempt();
-  }
-  return result;
+function retryOptions(opts: ProtocolOptions): RetryOptions {
+  return { retries: opts.infraRetries, delaySec: opts.retryDelaySec, progress: opts.progress, ...(opts.signal ? { signal: opts.signal } : {}) };
 }
 
-/** Where a run starts: after its last recorded attempt when the store holds it half-done, else at the first. */
+/**
+ * Where a run starts: after its last recorded attempt when the store holds it half-done, else at the first.
+ * `replace`: the run starts from scratch over attempts the store still holds, which its first write deletes.
+ */
 interface Resumed {
   state: RunState;
   round: number;
   lastFailure?: AttemptFailure;
+  replace: boolean;
 }
 
-/** Restores a half-done run from the store: its D1, first error class, and the last attempt's project tree. */
-async function resume(store: ResultsStore, key: RunKey, status: RunStatus | undefined, workspace: string, opts: ProtocolOptions): Promise<Resumed> {
+/**
+ * Restores a half-done run from the store: its D1, first error class, and the last attempt's project tree. An
+ * interrupted attempt is done again, from the attempt before it. A run redone on request (`fresh`) or set aside
+ * after an infrastructure failure starts from scratch: its old attempts are abandoned.
+ */
+async function resume(store: ResultsStore, plan: RunPlan, status: RunStatus | undefined, workspace: string, opts: ProtocolOptions): Promise<Resumed> {
   const state: RunState = { declared: null, firstClass: null, successRound: null };
-  // A run set aside after an infrastructure failure starts again from scratch: its attempts are abandoned.
-  if (status === 'infrastructure-failed') await store.deleteAttempts(key);
-  const recorded = status === 'running' ? await store.attempts(key) : [];
-  const last = recorded.at(-1);
-  if (!last) return { state, round: 0 };
-  const firstAttempt = recorded[0]!;
-  state.declared = (await store.run(key))?.declared ?? null;
+  if (plan.fresh || status === 'infrastructure-failed') return { state, round: 0, replace: status !== undefined };
+  const recorded = status === 'running' ? await store.attempts(runKey(plan)) : [];
+  const kept = recorded.at(-1)?.errorClass === INTERRUPTED ? recorded.slice(0, -1) : recorded;
+  const last = kept.at(-1);
+  if (!last) return { state, round: 0, replace: false };
+  const firstAttempt = kept[0]!;
+  state.declared = (await store.run(runKey(plan)))?.declared ?? null;
   state.firstClass = firstAttempt.success ? null : ((firstAttempt.errorClass as ErrorClass | null) ?? null);
   if (last.treeHash) {
     const tree = await store.tree(last.treeHash);
@@ -174,23 +191,33 @@ async function resume(store: ResultsStore, key: RunKey, status: RunStatus | unde
     state,
     round: last.attempt + 1,
     lastFailure: { class: (last.errorClass ?? 'code-bug') as ErrorClass, step: (last.step ?? 'run') as AttemptFailure['step'], tail: last.errorTail ?? '' },
+    replace: false,
   };
 }
 
-/** The agent's turn of round `round`, retried while the agent is unavailable; a failed or late adapter is `failed`. */
+/**
+ * The agent's turn of round `round`, retried while the agent is unavailable; a failed or late adapter is `failed`.
+ * A misconfigured agent (refused credentials) is thrown: it stops the whole run.
+ */
 function agentTurn(plan: RunPlan, opts: ProtocolOptions, round: number, workspace: string, lastFailure: AttemptFailure | undefined): Promise<AgentTurnResult> {
   const taskPrompt = plan.suite.prompt(plan.task, plan.language, plan.variant);
   const prompt = round === 0 || !lastFailure ? taskPrompt : plan.task.backend ? backendRepairPrompt(lastFailure) : repairPrompt(lastFailure, plan.language);
   const timeoutMs = opts.agentTimeoutSec * 1000;
+  const request = {
+    taskId: plan.task.id, language: plan.language, trial: plan.trial, round, prompt, taskPrompt, workspace, error: lastFailure, timeoutMs,
+    requestTimeoutMs: (opts.requestTimeoutSec ?? opts.agentTimeoutSec) * 1000,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
   const turn = () =>
     withTimeout(
-      plan.agent
-        .turn({ taskId: plan.task.id, language: plan.language, trial: plan.trial, round, prompt, taskPrompt, workspace, error: lastFailure, timeoutMs })
-        .catch((err: unknown): AgentTurnResult => ({ status: 'failed', reason: `the agent adapter failed: ${errorMessage(err)}` })),
+      plan.agent.turn(request).catch((err: unknown): AgentTurnResult => {
+        if (err instanceof AgentMisconfigured) throw err;
+        return { status: 'failed', reason: `the agent adapter failed: ${errorMessage(err)}` };
+      }),
       timeoutMs,
       (): AgentTurnResult => ({ status: 'failed', reason: `the agent did not answer within ${opts.agentTimeoutSec} s and was stopped` }),
     );
-  return retryingInfrastructure(opts, turn, (t) => t.status === 'unavailable');
+  return retryingInfrastructure(retryOptions(opts), turn, (t) => (t.status === 'unavailable' ? t : undefined));
 }
 
 /** Execute of one attempt (the audit, or a backend task's evaluation), retried while the sandbox fails. */
@@ -208,36 +235,85 @@ function execute(plan: RunPlan, opts: ProtocolOptions, workspace: string, declar
           ...(declared ? { declared } : {}),
           progress: () => {},
         });
-  return retryingInfrastructure(opts, once, (o) => !o.success && o.failure.class === 'infrastructure');
+  return retryingInfrastructure(retryOptions(opts), once, (o) => (!o.success && o.failure.class === 'infrastructure' ? { cause: firstLine(o.failure.tail) } : undefined));
+}
+
+/** The first line of a text, cut to a length a progress line can carry. */
+function firstLine(text: string, max = 80): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/** An attempt as the store keeps it; the fields of an attempt that never got its tree or outcome are null. */
+function attemptRecord(round: number, started: Date, opts: ProtocolOptions, fields: Partial<AttemptRecord>): AttemptRecord {
+  return {
+    attempt: round,
+    treeHash: null,
+    manifestPath: null,
+    manifest: null,
+    success: false,
+    errorClass: null,
+    errorTail: null,
+    step: null,
+    note: null,
+    startedAt: started.toISOString(),
+    durationMs: Date.now() - started.getTime(),
+    tokensIn: null,
+    tokensOut: null,
+    costUsd: null,
+    sandbox: opts.sandbox,
+    ...fields,
+  };
+}
+
+/** What the agent said, bounded, for its attempt's record. */
+function transcriptFields(turn: AgentTurnResult | undefined): Pick<AttemptRecord, 'agentOutput' | 'agentStderr'> {
+  const transcript = turn && (turn.status === 'ok' || turn.status === 'failed') ? turn.transcript : undefined;
+  return { agentOutput: boundedTranscript(transcript?.output), agentStderr: boundedTranscript(transcript?.stderr) };
 }
 
 /**
  * One run of the protocol: Gen, Execute, then Repair up to k rounds, stopping at the first success. Every
  * attempt is written to the store as soon as it ends; a run found half-done in the store resumes after its
- * last recorded attempt, from that attempt's project tree.
+ * last recorded attempt, from that attempt's project tree. A run stopped during an attempt (`signal`) records
+ * that attempt as interrupted.
  */
 export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: ProtocolOptions): Promise<RunOutcome> {
   const key = runKey(plan);
   const status = await store.runStatus(key);
-  if (status === 'done') return 'skipped';
+  if (status === 'done' && !plan.fresh) return 'skipped';
   const dir = await mkdtemp(path.join(opts.workRoot ?? os.tmpdir(), 'envproof-run-'));
   const workspace = path.join(dir, 'workspace');
   await mkdir(workspace);
   try {
-    const resumed = await resume(store, key, status, workspace, opts);
+    const resumed = await resume(store, plan, status, workspace, opts);
     const { state } = resumed;
     let lastFailure = resumed.lastFailure;
+    // The first write of a run started from scratch replaces the attempts the store still holds, in its transaction.
+    let replace = resumed.replace;
+    const put = async (run: StoredRun, attempts: AttemptRecord[] = [], evaluations: Parameters<ResultsStore['putRun']>[2] = []) => {
+      await store.putRun(run, attempts, evaluations, { replaceAttempts: replace });
+      replace = false;
+    };
+    const setAside = async (reason: string): Promise<RunOutcome> => {
+      await put(runRecord(plan, state, 'infrastructure-failed', reason));
+      return 'infrastructure-failed';
+    };
+    const interrupted = async (round: number, started: Date, step: string, turn?: AgentTurnResult): Promise<RunOutcome> => {
+      const during = step === 'agent' ? "the agent's turn" : 'the execution of the project';
+      const record = attemptRecord(round, started, opts, { errorClass: INTERRUPTED, step, errorTail: `stopped during ${during}; done again when the run resumes`, ...transcriptFields(turn) });
+      await put(runRecord(plan, state, 'running'), [record]);
+      return 'interrupted';
+    };
     for (let round = resumed.round; round <= opts.repairs; round++) {
-      if (opts.shouldStop?.()) return 'interrupted';
+      if (opts.shouldStop?.() || opts.signal?.aborted) return 'interrupted';
       const started = new Date();
       opts.progress(round === 0 ? 'generating' : `repair round ${round}`);
 
       const agentStarted = performance.now();
       const turn = await agentTurn(plan, opts, round, workspace, lastFailure);
-      if (turn.status === 'unavailable') {
-        await store.putRun(runRecord(plan, state, 'infrastructure-failed'));
-        return 'infrastructure-failed';
-      }
+      if (opts.signal?.aborted) return interrupted(round, started, 'agent', turn);
+      if (turn.status === 'unavailable') return setAside(turn.reason);
       if (turn.status === 'gave-up') {
         if (round === 0) return 'no-attempt';
         break;
@@ -248,7 +324,6 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       const snapshot = await snapshotTree(workspace);
       await store.putTree(snapshot);
       const declared = await parseDeclared(workspace, plan.language);
-      if (round === 0) state.declared = declared && declared.declared.map((d) => d.name);
       const manifest = await manifestOf(workspace, plan.language);
       const usage: Usage | undefined = turn.usage;
       let ownMs = performance.now() - own;
@@ -259,13 +334,16 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         failure = { class: 'agent-error', step: 'entry', tail: turn.reason };
       } else {
         opts.progress(`executing attempt ${round}`);
-        outcome = await execute(plan, opts, workspace, declared);
+        // Stopping kills the commands of the execution: whatever that makes of it (a failure, an error) is not its outcome.
+        outcome = await execute(plan, opts, workspace, declared).catch((err: unknown) => {
+          if (opts.signal?.aborted) return undefined;
+          throw err;
+        });
+        if (!outcome || opts.signal?.aborted) return interrupted(round, started, 'execute', turn);
         failure = outcome.success ? undefined : outcome.failure;
-        if (failure?.class === 'infrastructure') {
-          await store.putRun(runRecord(plan, state, 'infrastructure-failed'));
-          return 'infrastructure-failed';
-        }
+        if (failure?.class === 'infrastructure') return setAside(failure.tail);
       }
+      if (round === 0) state.declared = declared && declared.declared.map((d) => d.name);
       const report = outcome?.report;
       if (report) Object.assign(phases, report.phasesMs);
       // The audit read M(0) for the environment's own interpreter (markers): the better D1 when it got that far.
@@ -276,8 +354,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         state.successRound = round;
         state.final = report;
       }
-      const record: AttemptRecord = {
-        attempt: round,
+      const record = attemptRecord(round, started, opts, {
         treeHash: snapshot.hash,
         manifestPath: manifest?.path ?? null,
         manifest: manifest?.content ?? null,
@@ -285,24 +362,25 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         errorClass: failure?.class ?? null,
         errorTail: failure?.tail ?? null,
         step: failure?.step ?? null,
-        note: turn.status === 'ok' ? (turn.note ?? null) : turn.status === 'failed' ? turn.reason : null,
-        startedAt: started.toISOString(),
-        durationMs: Date.now() - started.getTime(),
+        note: turn.status === 'ok' ? (turn.note ?? null) : turn.reason,
         tokensIn: usage?.inputTokens ?? null,
         tokensOut: usage?.outputTokens ?? null,
         costUsd: usage?.costUsd ?? null,
         phasesMs: phases,
         sandbox: outcome?.sandbox ?? opts.sandbox,
-      };
+        ...transcriptFields(turn),
+        programOutput: report?.run.started ? boundedTranscript(report.run.outputTail) : null,
+      });
       ownMs += performance.now() - own;
       phases.envproof = Math.round(ownMs);
+      opts.progress(failure ? `attempt ${round} failed (${failure.class})` : `attempt ${round} succeeded`);
       // The attempt and its evaluation in one transaction: a run resumed after it never lacks the evaluation.
       const evaluations = outcome?.evaluation && plan.task.backend ? [evaluationRecord(round, plan.task.backend, outcome.evaluation)] : [];
-      await store.putRun(runRecord(plan, state, failure ? 'running' : 'done'), [record], evaluations);
+      await put(runRecord(plan, state, failure ? 'running' : 'done'), [record], evaluations);
       if (!failure) return 'succeeded';
       lastFailure = failure;
     }
-    await store.putRun(runRecord(plan, state, 'done'));
+    await put(runRecord(plan, state, 'done'));
     return 'failed';
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -134,6 +134,12 @@ export function extendedTables(report: AggregateReport): ReportTable[] {
       rows: report.setAside.map((r) => [r.agent, r.language, String(r.counted), String(r.infrastructureFailed), String(r.unfinished)]),
     },
     {
+      name: 'set_aside_runs',
+      title: 'Runs set aside after infrastructure failures, and why (the last failure, after the retries)',
+      header: ['agent', 'language', 'task', 'trial', 'reason'],
+      rows: report.setAsideRuns.map((r) => [r.agent, r.language, r.taskId, String(r.trial), r.reason ?? '']),
+    },
+    {
       name: 'repair_buckets',
       title: 'Repair depth (Fig. 5): runs per bucket; "unknown" = repaired, depth not recorded',
       header: ['agent', 'language', 'n', 'depth_0', 'depth_1_3', 'depth_4_7', 'depth_8_10', 'depth_over_10', 'failed', 'unknown'],

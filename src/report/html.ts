@@ -21,7 +21,7 @@ interface Section {
 
 /** The paper's order (§6.1–6.5, then the appendix). */
 const SECTIONS: Section[] = [
-  { id: 'summary', title: 'Summary', items: ['summary', 'set_aside'] },
+  { id: 'summary', title: 'Summary', items: ['summary', 'set_aside', 'set_aside_runs'] },
   {
     id: 'convergence',
     title: '1. Convergence under self-repair',

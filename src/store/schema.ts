@@ -221,6 +221,19 @@ CREATE TABLE repro_runs (
 );
 `;
 
+/**
+ * Version 7, a run you can follow (issue 23): why a run was set aside (`runs.status_reason`: the last infrastructure
+ * failure, e.g. "the chat-completions endpoint answered HTTP 503 …"), and each attempt's transcript: what the agent
+ * said (`agent_output`: a command-line agent's standard output, an HTTP agent's reply text), a command-line agent's
+ * standard error (`agent_stderr`), and what the program printed when it ran (`program_output`), successful or not.
+ */
+const MIGRATE_V6_TO_V7 = `
+ALTER TABLE runs ADD COLUMN status_reason TEXT;
+ALTER TABLE attempts ADD COLUMN agent_output TEXT;
+ALTER TABLE attempts ADD COLUMN agent_stderr TEXT;
+ALTER TABLE attempts ADD COLUMN program_output TEXT;
+`;
+
 export interface Migration {
   /** The schema version this migration leads to. */
   version: number;
@@ -241,6 +254,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // name (a column constraint's default name) instead of rebuilding.
   { version: 5, sql: rebuildRuns(5, ''), postgres: 'ALTER TABLE runs DROP CONSTRAINT runs_language_check;\n' },
   { version: 6, sql: MIGRATE_V5_TO_V6 },
+  { version: 7, sql: MIGRATE_V6_TO_V7 },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

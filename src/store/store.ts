@@ -55,11 +55,12 @@ interface RunRow {
   raw: string | null;
   origin: string | null;
   status: string;
+  status_reason: string | null;
 }
 
 const RUN_COLUMNS = [
   'source', 'agent', 'language', 'task_id', 'trial', 'is_primary', 'first_success', 'final_success', 'repair_depth',
-  'initial_error_type', 'd1', 'd2', 'd3', 'claimed_count', 'transitive_count', 'raw', 'origin', 'status', 'updated_at',
+  'initial_error_type', 'd1', 'd2', 'd3', 'claimed_count', 'transitive_count', 'raw', 'origin', 'status', 'status_reason', 'updated_at',
 ] as const;
 
 const RUN_KEY_COLUMNS = ['source', 'agent', 'language', 'task_id', 'trial'];
@@ -68,7 +69,8 @@ const UPSERT_RUN = `${insertStatement('runs', RUN_COLUMNS, RUN_KEY_COLUMNS)} RET
 
 const ATTEMPT_COLUMNS = [
   'run_id', 'attempt', 'tree_hash', 'manifest_path', 'manifest', 'success', 'error_class', 'error_tail', 'started_at',
-  'duration_ms', 'tokens_in', 'tokens_out', 'cost_usd', 'step', 'note', 'phases', 'sandbox',
+  'duration_ms', 'tokens_in', 'tokens_out', 'cost_usd', 'step', 'note', 'phases', 'sandbox', 'agent_output', 'agent_stderr',
+  'program_output',
 ] as const;
 
 const PUT_ATTEMPT = insertStatement('attempts', ATTEMPT_COLUMNS, ['run_id', 'attempt']);
@@ -100,6 +102,9 @@ function attemptParams(runId: number, a: AttemptRecord): SqlValue[] {
     note: a.note ?? null,
     phases: jsonOrNull(a.phasesMs),
     sandbox: a.sandbox ?? null,
+    agent_output: a.agentOutput ?? null,
+    agent_stderr: a.agentStderr ?? null,
+    program_output: a.programOutput ?? null,
   };
   return ATTEMPT_COLUMNS.map((c) => row[c]);
 }
@@ -122,6 +127,9 @@ function attemptFromRow(a: Record<string, unknown>): AttemptRecord {
     note: a.note as string | null,
     phasesMs: parseJson(a.phases),
     sandbox: a.sandbox as string | null,
+    agentOutput: a.agent_output as string | null,
+    agentStderr: a.agent_stderr as string | null,
+    programOutput: a.program_output as string | null,
   };
 }
 
@@ -145,6 +153,7 @@ function toRow(run: StoredRun, now: string): RunRow & { updated_at: string } {
     raw: jsonOrNull(run.raw),
     origin: run.origin ?? null,
     status: run.status ?? 'done',
+    status_reason: run.statusReason ?? null,
     updated_at: now,
   };
 }
@@ -169,6 +178,7 @@ function fromRow(row: RunRow): StoredRun {
     raw: parseJson(row.raw),
     origin: row.origin,
     status: row.status as RunStatus,
+    statusReason: row.status_reason,
   };
 }
 
@@ -235,11 +245,14 @@ export class ResultsStore {
 
   /**
    * Writes (inserts or updates) one run and adds or replaces the given attempts and their backend evaluations,
-   * keeping its other attempts, so that `envproof run` can record each attempt as it finishes. Returns the run's id.
+   * keeping its other attempts, so that `envproof run` can record each attempt as it finishes. With
+   * `replaceAttempts`, the run's other attempts are deleted in the same transaction: a run redone from scratch
+   * (`run --rerun`, a run set aside) never holds a mix of its old and new attempts. Returns the run's id.
    */
-  putRun(run: StoredRun, attempts: readonly AttemptRecord[] = [], evaluations: readonly BackendEvaluationRecord[] = []): Promise<number> {
+  putRun(run: StoredRun, attempts: readonly AttemptRecord[] = [], evaluations: readonly BackendEvaluationRecord[] = [], opts: { replaceAttempts?: boolean } = {}): Promise<number> {
     return this.db.transaction(async (q) => {
       const [{ id }] = (await q.all<{ id: number }>(UPSERT_RUN, runParams(run, new Date().toISOString()))) as [{ id: number }];
+      if (opts.replaceAttempts) await q.run('DELETE FROM attempts WHERE run_id = ?', [id]);
       for (const a of attempts) await q.run(PUT_ATTEMPT, attemptParams(id, a));
       for (const e of evaluations) await putEvaluation(q, id, e);
       return id;
@@ -272,11 +285,6 @@ export class ResultsStore {
       keyParams(key),
     );
     return rows.map(attemptFromRow);
-  }
-
-  /** Removes every attempt of a run (a run restarted from scratch abandons them). */
-  deleteAttempts(key: RunKey): Promise<void> {
-    return this.db.run(`DELETE FROM attempts WHERE run_id = (SELECT id FROM runs WHERE ${KEY_WHERE})`, keyParams(key));
   }
 
   /** Every run, whatever its status (for inspection and export). */

@@ -8,6 +8,8 @@ export type RunStatus = 'running' | 'done' | 'infrastructure-failed';
 export interface StoredRun extends RunRecord {
   /** Default `done`. */
   status?: RunStatus;
+  /** Why the run was set aside (`infrastructure-failed`): the last failure of the machinery, as it was reported (v7). */
+  statusReason?: string | null;
   /** The imported row's cells by column name (imported runs only). */
   raw?: Record<string, string> | null;
   /** Where the run came from, e.g. `file.csv:12` for imported rows. */
@@ -38,6 +40,12 @@ export interface AttemptRecord {
   phasesMs?: Record<string, number> | null;
   /** The sandbox backend the attempt ran in (the one requested when it never reached a sandbox). */
   sandbox?: string | null;
+  /** What the agent said: a command-line agent's standard output, an HTTP agent's reply text; bounded (v7). */
+  agentOutput?: string | null;
+  /** A command-line agent's standard error; bounded (v7). */
+  agentStderr?: string | null;
+  /** What the program printed (stdout then stderr) when it ran, whether it succeeded or not; bounded (v7). */
+  programOutput?: string | null;
 }
 
 /** A task as the store keeps it: per source, so that two sources never share (or overwrite) a domain. */

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { ChatAgent, type ChatTransport } from '../../src/agents/chat.js';
 import { CmdAgent, fillTemplate } from '../../src/agents/cmd.js';
 import { ReplayAgent } from '../../src/agents/replay.js';
+import { refusedCredentialLine } from '../../src/agents/misconfigured.js';
 import { agentFromSpec } from '../../src/agents/spec.js';
 import type { AgentTurnRequest } from '../../src/agents/types.js';
 
@@ -26,7 +27,7 @@ test('cmd templates substitute shell-quoted placeholders', () => {
 test('a command-line agent edits the workspace in place; the prompt file stays outside the project', async () => {
   const ws = workspace();
   const agent = new CmdAgent('fake', { first: 'cp {prompt_file} seen-prompt.txt && echo "print(1)" > main.py', next: 'echo round {round} >> rounds.txt' });
-  assert.deepEqual(await agent.turn(request(ws)), { status: 'ok', usage: undefined });
+  assert.deepEqual(await agent.turn(request(ws)), { status: 'ok', usage: undefined, transcript: { output: '', stderr: '' } });
   assert.equal(readFileSync(path.join(ws, 'seen-prompt.txt'), 'utf8'), 'TASK: demo');
   assert.equal(readFileSync(path.join(ws, 'main.py'), 'utf8'), 'print(1)\n');
   await agent.turn(request(ws, 1, 'fix it'));
@@ -36,8 +37,8 @@ test('a command-line agent edits the workspace in place; the prompt file stays o
 
 test('a command-line agent that fails, hangs or is missing is the agent failing', async () => {
   const ws = workspace();
-  const failing = await new CmdAgent('x', { first: 'echo oops >&2; exit 4' }).turn(request(ws));
-  assert.deepEqual(failing, { status: 'failed', reason: 'the agent exited with 4: oops', usage: undefined });
+  const failing = await new CmdAgent('x', { first: 'echo working; echo oops >&2; exit 4' }).turn(request(ws));
+  assert.deepEqual(failing, { status: 'failed', reason: 'the agent exited with 4: oops', usage: undefined, transcript: { output: 'working\n', stderr: 'oops\n' } });
   const hanging = await new CmdAgent('x', { first: 'sleep 30' }).turn({ ...request(ws), timeoutMs: 500 });
   assert.equal(hanging.status, 'failed');
   assert.match((hanging as { reason: string }).reason, /did not finish within 1 s/);
@@ -45,11 +46,34 @@ test('a command-line agent that fails, hangs or is missing is the agent failing'
   assert.match((missing as { reason: string }).reason, /not found/);
 });
 
+test('a command-line agent without credentials stops the run; one that only talks about keys, or succeeds, does not', async () => {
+  const ws = workspace();
+  await assert.rejects(new CmdAgent('claude', { first: 'echo "Invalid API key · Please run /login" >&2; exit 1' }).turn(request(ws)), (err: Error) => {
+    assert.equal(err.name, 'AgentMisconfigured');
+    assert.equal(err.message, 'the agent claude has no usable credentials: Invalid API key · Please run /login');
+    return true;
+  });
+  await assert.rejects(new CmdAgent('codex', { first: 'echo "Error: Not logged in"; exit 2' }).turn(request(ws)), /no usable credentials: Error: Not logged in/);
+  // A crash whose output mentions keys long before its end, and a success that mentions them, are the agent's business.
+  const crash = await new CmdAgent('x', { first: `echo "reading the API key is not set yet"; for i in $(seq 30); do echo line $i; done; exit 3` }).turn(request(ws));
+  assert.equal(crash.status, 'failed');
+  assert.equal((await new CmdAgent('x', { first: 'echo "warning: no API key, using the local model"' }).turn(request(ws))).status, 'ok');
+});
+
+test('refused credentials are recognised in what agents print', () => {
+  for (const line of ['No API key found', 'Error: ANTHROPIC_API_KEY: API key is not set', 'Not logged in · Please run /login', 'Login required', '401 Unauthorized', 'authentication failed', 'invalid x-api-key']) {
+    assert.equal(refusedCredentialLine('', `some output\n${line}\n`), line, line);
+  }
+  for (const line of ['Traceback: KeyError: api_key', 'wrote auth.py (handles 401 responses)', 'logged in users see the dashboard']) {
+    assert.equal(refusedCredentialLine(line, ''), undefined, line);
+  }
+});
+
 test('symlinks an agent leaves pointing out of the workspace are removed and reported', async () => {
   const ws = workspace();
   const agent = new CmdAgent('x', { first: 'ln -s /etc/passwd leak && ln -s main.py alias && touch main.py' });
   const result = await agent.turn(request(ws));
-  assert.deepEqual(result, { status: 'ok', usage: undefined, note: 'refused leak (symlink-outside)' });
+  assert.deepEqual(result, { status: 'ok', usage: undefined, transcript: { output: '', stderr: '' }, note: 'refused leak (symlink-outside)' });
   assert.equal(existsSync(path.join(ws, 'leak')), false);
   assert.equal(readlinkSync(path.join(ws, 'alias')), 'main.py', 'a link inside the workspace is kept');
 });
@@ -96,6 +120,10 @@ test('agent specs: labels, presets, missing keys and unknown kinds', () => {
   assert.equal(agentFromSpec('cmd:codex').name, 'codex');
   assert.equal(agentFromSpec('openai:model=gpt-x,base=http://127.0.0.1:1/v1').name, 'openai:gpt-x');
   assert.throws(() => agentFromSpec('openai:model=gpt-x', {}), /OPENAI_API_KEY is not set/);
+  // A local endpoint needs no key, unless the spec names its variable: then the variable must be set.
+  assert.equal(agentFromSpec('openai:model=m,base=http://127.0.0.1:1/v1', {}).name, 'openai:m');
+  assert.throws(() => agentFromSpec('openai:model=m,base=http://127.0.0.1:1/v1,key-env=LOCAL_KEY', {}), /the environment variable LOCAL_KEY is not set/);
+  assert.throws(() => agentFromSpec('anthropic:model=m,base=http://127.0.0.1:1,key-env=LOCAL_KEY', { LOCAL_KEY: '' }), /LOCAL_KEY is not set/);
   assert.throws(() => agentFromSpec('anthropic:base=http://x'), /model= is required/);
   assert.throws(() => agentFromSpec('gpt5'), /unknown agent "gpt5"/);
 });

@@ -147,7 +147,8 @@ describe('the PostgreSQL results store', () => {
       const id = await store.putRun(run, [attempt(0)]);
       assert.equal(await store.putRun({ ...run, status: 'done' }, [attempt(1)]), id, 'the same key is the same run');
       assert.equal(await store.runStatus(key), 'done');
-      assert.deepEqual(await store.attempts(key), [attempt(0), attempt(1)].map((a) => ({ ...a, step: null, note: null })));
+      const unset = { step: null, note: null, agentOutput: null, agentStderr: null, programOutput: null };
+      assert.deepEqual(await store.attempts(key), [attempt(0), attempt(1)].map((a) => ({ ...a, ...unset })));
       assert.equal((await store.run(key))?.declared, null);
       const content = Buffer.from([0, 1, 2, 255]);
       await store.putTree({ hash: 't1', entries: [{ path: 'bin/x', kind: 'file', executable: true, blob: 'b1' }], blobs: new Map([['b1', content]]) });
@@ -155,8 +156,11 @@ describe('the PostgreSQL results store', () => {
       const tree = await store.tree('t1');
       assert.deepEqual(tree.entries, [{ path: 'bin/x', kind: 'file', executable: true, blob: 'b1' }]);
       assert.deepEqual(tree.blob('b1'), content);
-      await store.deleteAttempts(key);
-      assert.deepEqual(await store.attempts(key), []);
+      // A run redone from scratch: its attempts replaced in one write, with the transcripts and the set-aside reason.
+      const transcript = { agentOutput: 'the reply', agentStderr: 'a warning', programOutput: 'hello' };
+      await store.putRun({ ...run, status: 'infrastructure-failed', statusReason: 'HTTP 503' }, [{ ...attempt(0), ...transcript }], [], { replaceAttempts: true });
+      assert.deepEqual(await store.attempts(key), [{ ...attempt(0), ...unset, ...transcript }]);
+      assert.equal((await store.run(key))?.statusReason, 'HTTP 503');
     } finally {
       await store.close();
     }

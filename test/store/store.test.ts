@@ -97,6 +97,21 @@ describe('results store', () => {
     await store.close();
   });
 
+  it("keeps each attempt's transcript and a set-aside run's reason; replaceAttempts swaps a run's attempts in one write", async () => {
+    const store = await ResultsStore.open(path.join(dir, 'transcripts.db'));
+    try {
+      const key = { source: 'envproof' as const, agent: 'scripted', language: 'python' as const, taskId: 'p_04', trial: 1 };
+      await store.putRun(envproofRun('p_04'), [attempt(0, false), attempt(1, true)]);
+      const transcript = { agentOutput: 'I wrote main.py', agentStderr: 'warning: slow', programOutput: 'hello\n' };
+      await store.putRun(envproofRun('p_04', { status: 'infrastructure-failed', statusReason: 'HTTP 503 twice' }), [{ ...attempt(0, false), ...transcript }], [], { replaceAttempts: true });
+      const attempts = await store.attempts(key);
+      assert.deepEqual(attempts.map((a) => [a.attempt, a.agentOutput, a.agentStderr, a.programOutput]), [[0, 'I wrote main.py', 'warning: slow', 'hello\n']], 'attempt 1 of the old run is gone');
+      assert.equal((await store.run(key))?.statusReason, 'HTTP 503 twice');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('report works on a store of envproof runs (repair depth known)', () => {
     const r = runCli(['report', '--store', file, '--format', 'json']);
     assert.equal(r.status, 0, r.stderr);
