@@ -70,7 +70,7 @@ const UPSERT_RUN = `${insertStatement('runs', RUN_COLUMNS, RUN_KEY_COLUMNS)} RET
 const ATTEMPT_COLUMNS = [
   'run_id', 'attempt', 'tree_hash', 'manifest_path', 'manifest', 'success', 'error_class', 'error_tail', 'started_at',
   'duration_ms', 'tokens_in', 'tokens_out', 'cost_usd', 'step', 'note', 'phases', 'sandbox', 'agent_output', 'agent_stderr',
-  'program_output',
+  'program_output', 'prompt',
 ] as const;
 
 const PUT_ATTEMPT = insertStatement('attempts', ATTEMPT_COLUMNS, ['run_id', 'attempt']);
@@ -105,6 +105,7 @@ function attemptParams(runId: number, a: AttemptRecord): SqlValue[] {
     agent_output: a.agentOutput ?? null,
     agent_stderr: a.agentStderr ?? null,
     program_output: a.programOutput ?? null,
+    prompt: a.prompt ?? null,
   };
   return ATTEMPT_COLUMNS.map((c) => row[c]);
 }
@@ -130,6 +131,7 @@ function attemptFromRow(a: Record<string, unknown>): AttemptRecord {
     agentOutput: a.agent_output as string | null,
     agentStderr: a.agent_stderr as string | null,
     programOutput: a.program_output as string | null,
+    prompt: a.prompt as string | null,
   };
 }
 

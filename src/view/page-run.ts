@@ -14,16 +14,6 @@ import { html, type SafeHtml } from './safe-html.js';
 import type { RunDetail } from './store-view.js';
 import { treeDiff, type FileChange, type StoredTree } from './tree-diff.js';
 
-/**
- * What the agent was sent, what it answered and what the program printed: kept per attempt by stores that record
- * transcripts (issue 23); a store without them shows none of the three.
- */
-export interface AttemptTexts {
-  prompt?: string | null;
-  agentOutput?: string | null;
-  programOutput?: string | null;
-}
-
 type Trees = Map<string, StoredTree | undefined>;
 
 function text(id: string, summary: string, content: string | null | undefined, open = false): SafeHtml {
@@ -66,7 +56,7 @@ ${text(`eval-${e.attempt}-log`, 'Server log', e.serverLog)}
 </div>`;
 }
 
-function attemptView(a: AttemptRecord & AttemptTexts, previous: AttemptRecord | undefined, trees: Trees, evaluation: BackendEvaluationRecord | undefined): SafeHtml {
+function attemptView(a: AttemptRecord, previous: AttemptRecord | undefined, trees: Trees, evaluation: BackendEvaluationRecord | undefined): SafeHtml {
   const id = `attempt-${a.attempt}`;
   const tree = a.treeHash ? trees.get(a.treeHash) : undefined;
   const before = previous?.treeHash ? trees.get(previous.treeHash) : undefined;
@@ -80,6 +70,7 @@ ${phases && html`<p class="meta">${phases}</p>`}
 ${a.note && html`<p>Note: ${a.note}</p>`}
 ${text(`${id}-prompt`, 'Prompt sent', a.prompt)}
 ${text(`${id}-agent`, 'Agent output', a.agentOutput)}
+${text(`${id}-agent-stderr`, 'Agent standard error', a.agentStderr)}
 ${text(`${id}-tail`, `Output of the failing step${a.step ? ` (${a.step})` : ''}`, a.errorTail, true)}
 ${text(`${id}-program`, 'Program output', a.programOutput)}
 ${text(`${id}-manifest`, `Manifest ${a.manifestPath ?? ''}`, a.manifest)}
@@ -134,7 +125,7 @@ function summaryView(d: RunDetail): SafeHtml {
   const { run, task } = d;
   return html`<dl class="facts summary">
 <dt>source</dt><dd>${run.source}${run.origin && ` (${run.origin})`}</dd>
-<dt>status</dt><dd data-status>${run.status ?? 'done'}</dd>
+<dt>status</dt><dd data-status>${run.status ?? 'done'}${run.statusReason && ` (${run.statusReason})`}</dd>
 ${task && html`<dt>task</dt><dd>${task.title ?? run.taskId} · ${task.domain}${task.complexity && ` · ${task.complexity}`}</dd>`}
 <dt>first success</dt><dd>${yesNo(run.firstSuccess)}</dd>
 <dt>final success</dt><dd>${yesNo(run.finalSuccess)}</dd>

@@ -140,6 +140,11 @@ describe('envproof view in headless chromium', requires(CHROMIUM, existsSync(CHR
     const attempts = await page.$$eval('li[data-attempt]', (lis) => lis.map((li) => [li.getAttribute('data-attempt'), li.querySelector('[data-error-class]')?.textContent ?? null]));
     assert.deepEqual(attempts, [['0', 'missing-dependency'], ['1', null]]);
     assert.match((await page.textContent('pre[data-text="attempt-0-tail"]'))!, /No module named 'yaml'/);
+    // What the agent was sent: the suite's task (suite.yaml: p_01 "Prints a greeting."), then the repair prompt
+    // carrying the failure; what the program printed: `print(six.PY3, yaml.safe_dump({"ok": True}))`.
+    assert.match((await page.textContent('pre[data-text="attempt-0-prompt"]'))!, /^TASK: Greeter\n\nPrints a greeting\./);
+    assert.match((await page.textContent('pre[data-text="attempt-1-prompt"]'))!, /Error class: missing-dependency[\s\S]*No module named 'yaml'/);
+    assert.equal(await page.textContent('pre[data-text="attempt-1-program"]'), 'True ok: true\n\n');
     const changes = await page.$$eval('#attempt-1-diff [data-change]', (els) => els.map((e) => [e.getAttribute('data-path'), e.getAttribute('data-change')]));
     assert.deepEqual(changes, [['requirements.txt', 'modified']], 'round 1 rewrote the manifest only');
     const added = await page.$$eval('#attempt-1-diff .add', (els) => els.map((e) => e.textContent));
