@@ -11,7 +11,8 @@ export const SOURCE_NAMES: Record<RunSource, string> = {
   'envgap-csv': 'imported (EnvGap paper)',
 };
 
-const count = (n: number) => n.toLocaleString('en-US');
+const COUNT = new Intl.NumberFormat('en-US');
+const count = (n: number) => COUNT.format(n);
 
 function href(path: string, q: TableQuery, change: Partial<TableQuery> = {}): string {
   const params = queryParams(q, change).toString();

@@ -157,13 +157,21 @@ export function tablePage(all: readonly RunRow[], q: TableQuery): TablePage {
   const counts = Object.fromEntries(FILTER_IDS.map((id) => [id, new Map<string, number>()])) as Record<FilterId, Map<string, number>>;
   const count = (id: FilterId, r: RunRow) => counts[id].set(r.values[id], (counts[id].get(r.values[id]) ?? 0) + 1);
   const chosen = FILTER_IDS.filter((id) => q.filters[id] !== undefined);
+  const perSource = new Map<RunSource, number>();
   for (const r of all) {
+    perSource.set(r.run.source, (perSource.get(r.run.source) ?? 0) + 1);
     if (r.run.source !== q.source) continue;
-    const failed = chosen.filter((id) => r.values[id] !== q.filters[id]);
-    if (failed.length === 0) {
+    let failed: FilterId | undefined;
+    let fails = 0;
+    for (const id of chosen) {
+      if (r.values[id] === q.filters[id]) continue;
+      failed = id;
+      if (++fails > 1) break;
+    }
+    if (fails === 0) {
       kept.push(r);
       for (const id of FILTER_IDS) count(id, r);
-    } else if (failed.length === 1) count(failed[0]!, r);
+    } else if (fails === 1) count(failed!, r);
   }
   if (q.sort) {
     const of = COLUMNS[q.sort].of;
@@ -176,7 +184,7 @@ export function tablePage(all: readonly RunRow[], q: TableQuery): TablePage {
     });
   }
   const facets = Object.fromEntries(FILTER_IDS.map((id) => [id, [...counts[id]].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))])) as TablePage['facets'];
-  const sources = SOURCES.map((s) => [s, all.filter((r) => r.run.source === s).length] as [RunSource, number]).filter(([, n]) => n > 0);
+  const sources = SOURCES.flatMap((s): [RunSource, number][] => (perSource.has(s) ? [[s, perSource.get(s)!]] : []));
   const { items, page, pages } = pageOf(kept, q.page);
   return { rows: items, total: kept.length, page, pages, facets, sources };
 }

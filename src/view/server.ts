@@ -185,7 +185,8 @@ export async function startViewServer(view: StoreView, opts: ViewServerOptions):
   const { port } = server.address() as AddressInfo;
   // One cookie per port: two views on one host keep their own tokens.
   cookie = `envproof-view-${port}`;
-  const shownHost = opts.host.includes(':') ? `[${opts.host}]` : opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
+  // Listening on every interface, the URL names this machine's loopback address (the one certain to reach it).
+  const shownHost = opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host === '::' ? '[::1]' : opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {
     url: `http://${shownHost}:${port}/?token=${token}`,
     port,

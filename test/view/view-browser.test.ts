@@ -154,8 +154,12 @@ describe('envproof view in headless chromium', requires(CHROMIUM, existsSync(CHR
     assert.equal(await page.$$eval('#attempt-0-diff', (els) => els.length), 0, 'attempt 0 has no attempt before it');
     const gaps = await page.$$eval('tr[data-package="pyyaml"] [data-gap]', (els) => els.map((e) => e.textContent));
     assert.deepEqual(gaps, ['hidden', 'transitive'], 'D1 is attempt 0’s manifest, which lacked PyYAML');
+    // The README's picture: the run down to the repaired manifest's diff (the first failure's output folded).
     mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'view-run.png') });
+    await page.click('#attempt-0-tail summary');
+    const bottom = await page.$eval('#attempt-1-diff', (d) => d.getBoundingClientRect().bottom + window.scrollY);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'view-run.png'), fullPage: true, clip: { x: 0, y: 0, width: 1200, height: Math.ceil(bottom) + 12 } });
+    await page.click('#attempt-0-tail summary');
   });
 
   it('shows a project file holding <script> as text, which never runs', async () => {
