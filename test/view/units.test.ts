@@ -13,6 +13,10 @@ import { fileHref, route, runHref } from '../../src/view/routes.js';
 import { PAGE_SIZE, parseTableQuery, queryParams, runRow, tablePage, type TableQuery } from '../../src/view/run-table.js';
 import { html, trusted } from '../../src/view/safe-html.js';
 import { MAX_DIFF_BYTES, textOf, treeDiff, type StoredTree } from '../../src/view/tree-diff.js';
+import type { Evaluation } from '../../src/verify/evaluate.js';
+import { evaluationRecord } from '../../src/verify/protocol-step.js';
+import { verifyProject } from '../../src/verify/verify.js';
+import { writeTree } from '../verify/helpers.js';
 
 function run(over: Partial<StoredRun>): StoredRun {
   return {
@@ -166,5 +170,27 @@ describe('escaping and statistics', () => {
     assert.equal(hi0.toFixed(4), '0.2775');
     assert.deepEqual(wilsonInterval(5, 10)!.map((x) => x.toFixed(4)), ['0.2366', '0.7634']);
     assert.equal(wilsonInterval(0, 0), null);
+  });
+});
+
+describe('what the store keeps for the view', () => {
+  test('a backend evaluation keeps each verifier’s evidence with its file and line, the strict verdict’s marked', async () => {
+    // The real verifiers on a project whose repository runs raw SQL through SQLAlchemy's text() (line 3), and which has
+    // no layers: the ORM holds by the paper's rule but not strictly; the architecture does not hold.
+    const dir = writeTree({
+      'app.py': 'from repo import find\n',
+      'repo.py': 'from sqlalchemy import text\ndef find(db):\n    return db.execute(text("SELECT * FROM articles"))\n',
+      'requirements.txt': 'SQLAlchemy==2.0.36\n',
+    });
+    const verifiers = await verifyProject(dir, { architecture: 'clean', orm: 'sqlalchemy' });
+    const evaluation = { passed: false, failureClass: 'constraint-violation', aPct: { lenient: 100, strict: 0 }, verifiers, startup: { started: true, afterMs: 5 }, serverLog: '' } as unknown as Evaluation;
+    const record = evaluationRecord(0, { framework: 'flask', language: 'python', level: 2, constraints: { architecture: 'clean', orm: 'sqlalchemy' }, port: 8080 }, evaluation);
+    const orm = record.verifiers!.find((v) => v.name === 'orm')!;
+    assert.deepEqual([orm.passed, orm.strict], [true, false]);
+    assert.ok(orm.evidence!.some((e) => e.file === 'repo.py' && e.line === 3 && /^strict: raw SQL/.test(e.message)), JSON.stringify(orm.evidence));
+    const architecture = record.verifiers!.find((v) => v.name === 'architecture')!;
+    assert.equal(architecture.passed, false);
+    const real = verifiers.verifiers.find((v) => v.name === 'architecture')!.evidence;
+    assert.deepEqual(architecture.evidence, real.slice(0, 20));
   });
 });
