@@ -60,6 +60,9 @@ const ASSETS: Record<string, Omit<Reply, 'status'>> = {
 
 class NotFound extends Error {}
 
+/** Figure pages kept (one per filter) until the store changes. */
+const MAX_CACHED_FIGURES = 32;
+
 function sameToken(given: string | undefined | null, token: string): boolean {
   if (!given) return false;
   const a = Buffer.from(given);
@@ -85,7 +88,8 @@ async function pageFor(view: StoreView, r: Route, params: URLSearchParams, figur
       const snapshot = await view.snapshot();
       const q = parseTableQuery(params, snapshot.sources);
       const key = `${snapshot.stamp} ${queryParams(q, { page: 1 })}`;
-      if (![...figures.keys()].every((k) => k.startsWith(`${snapshot.stamp} `))) figures.clear();
+      // Kept while the store is unchanged, for a bounded number of filters.
+      if (figures.size >= MAX_CACHED_FIGURES || ![...figures.keys()].every((k) => k.startsWith(`${snapshot.stamp} `))) figures.clear();
       let page = figures.get(key);
       if (!page) figures.set(key, (page = await figuresPage(snapshot, q)));
       return page;
