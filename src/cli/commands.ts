@@ -14,6 +14,7 @@ import { registerRepro } from './repro.js';
 import { registerRun } from './run.js';
 import { registerTasks } from './tasks.js';
 import { registerVerify } from './verify.js';
+import { registerView } from './view.js';
 import { registerWorker } from './worker.js';
 
 /** Each command lives in its own file in src/cli/ and registers itself here, one line each. */
@@ -33,5 +34,6 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   registerRun(program, setExitCode);
   registerTasks(program, setExitCode);
   registerVerify(program, setExitCode);
+  registerView(program, setExitCode);
   registerWorker(program, setExitCode);
 }

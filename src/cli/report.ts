@@ -3,18 +3,16 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { formatOption } from './format-option.js';
 import { EnvproofError, UsageError } from '../core/errors.js';
-import { computeAggregate, type AggregateReport, type ReportSource } from '../metrics/aggregate.js';
+import type { AggregateReport, ReportSource } from '../metrics/aggregate.js';
 import { sourcesOf } from '../metrics/aggregate-sources.js';
-import { computeBackendReport } from '../metrics/backend.js';
 import { checkClaims, readVerification, type CheckOutcome, type CheckResult } from '../report/check.js';
 import { leftOutPhrase } from '../report/csv-tables.js';
 import { renderHtml } from '../report/html.js';
 import { writeCsvTables } from '../report/csv.js';
 import { renderJson } from '../report/json.js';
 import { renderMarkdown } from '../report/markdown.js';
+import { readReportInput, sourceReport } from '../report/source-report.js';
 import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
-import { reproducedRuns } from '../repro/final-projects.js';
-import { runReproducibility } from '../repro/run-stats.js';
 import type { StoredRun } from '../store/types.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
@@ -42,43 +40,27 @@ async function loadReports(spec: string, choice: ReportSource | undefined): Prom
   const store = await ResultsStore.open(spec, { mustExist: true });
   const storePath = store.location;
   try {
-    const done = await store.runs();
-    const infrastructureFailed = await store.runsWithStatus('infrastructure-failed');
-    const unfinished = await store.runsWithStatus('running');
-    const present = sourcesOf([...done, ...infrastructureFailed, ...unfinished]);
+    const input = await readReportInput(store);
+    const present = sourcesOf([...input.done, ...input.infrastructureFailed, ...input.unfinished]);
     if (present.length === 0) {
       throw new EnvproofError(`${storePath} holds no runs`, 'Import data (envproof import envgap-csv <dir>) or run envproof run first.');
     }
-    // Backend runs are another experiment: their metrics are the backend section's, not the environment-gap tables'.
-    const backend = await store.backendEvaluations();
-    const keyOf = (k: { source: string; agent: string; language: string; taskId: string; trial: number }) => `${k.source}|${k.agent}|${k.language}|${k.taskId}|${k.trial}`;
-    const backendRuns = new Set(backend.map((e) => keyOf(e.key)));
-    const backendTasks = new Set(backend.map((e) => e.key.taskId));
     const wanted: ReportSource[] = choice ? [choice] : present;
     const reports: AggregateReport[] = [];
     for (const source of wanted) {
-      const of = (runs: StoredRun[]) => runs.filter((r) => source === 'all' || r.source === source);
-      const finished = of(done);
-      if (finished.length === 0) {
-        const leftOut = leftOutPhrase(of(infrastructureFailed).length, of(unfinished).length);
-        const message = `${storePath} holds no finished runs${source === 'all' ? '' : ` of source ${source}`}${leftOut && ` (${leftOut})`}`;
-        if (choice || present.length === 1) {
-          const elsewhere = present.length > 1 || (choice !== undefined && choice !== 'all' && !present.includes(choice));
-          throw new EnvproofError(message, elsewhere ? `It holds runs of ${present.join(', ')}: choose one with --source.` : 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
-        }
-        process.stderr.write(`envproof: ${message}; no report for it\n`);
+      const report = sourceReport(source, input);
+      if (report) {
+        reports.push(report);
         continue;
       }
-      const environmentRuns = (runs: StoredRun[]) => runs.filter((r) => !backendRuns.has(keyOf(r)));
-      const tasks = (source === 'all' ? await store.tasks() : await store.tasks(source)).filter((t) => !backendTasks.has(t.id));
-      const report = computeAggregate(environmentRuns(finished), tasks, { infrastructureFailed: of(infrastructureFailed), unfinished: of(unfinished) });
-      const evaluations = backend.filter((e) => source === 'all' || e.key.source === source);
-      if (evaluations.length) report.backend = computeBackendReport(evaluations);
-      // `run --repro` re-ran envproof's own runs; pooled reports key agents by source, so they are shown apart only.
-      const finishedKeys = new Set(finished.map(keyOf));
-      const reproduced = source === 'envproof' ? runReproducibility(await reproducedRuns(store), (key) => finishedKeys.has(keyOf(key))) : undefined;
-      if (reproduced) report.reproducibility = reproduced;
-      reports.push(report);
+      const of = (runs: StoredRun[]) => runs.filter((r) => source === 'all' || r.source === source);
+      const leftOut = leftOutPhrase(of(input.infrastructureFailed).length, of(input.unfinished).length);
+      const message = `${storePath} holds no finished runs${source === 'all' ? '' : ` of source ${source}`}${leftOut && ` (${leftOut})`}`;
+      if (choice || present.length === 1) {
+        const elsewhere = present.length > 1 || (choice !== undefined && choice !== 'all' && !present.includes(choice));
+        throw new EnvproofError(message, elsewhere ? `It holds runs of ${present.join(', ')}: choose one with --source.` : 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
+      }
+      process.stderr.write(`envproof: ${message}; no report for it\n`);
     }
     if (reports.length === 0) throw new EnvproofError(`${storePath} holds no finished runs`, 'Runs set aside after infrastructure failures are tried again by the next envproof run.');
     return reports;

@@ -20,6 +20,19 @@ export function pct(part: number, whole: number): number | null {
   return whole === 0 ? null : (100 * part) / whole;
 }
 
+/**
+ * The Wilson score interval of a proportion (`successes` of `n`) at the normal quantile `z` (1.96: 95%): unlike the
+ * normal approximation it stays inside [0, 1] and is not empty at 0 or n successes. Null for n = 0.
+ */
+export function wilsonInterval(successes: number, n: number, z = 1.96): [number, number] | null {
+  if (n === 0) return null;
+  const p = successes / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
 /** |A ∩ B| / |A ∪ B|, 1 when both are empty. */
 export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 && b.size === 0) return 1;

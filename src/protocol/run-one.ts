@@ -195,13 +195,18 @@ async function resume(store: ResultsStore, plan: RunPlan, status: RunStatus | un
   };
 }
 
+/** What the agent is sent in round `round`: the task's prompt, or the repair prompt of the last failure. */
+function attemptPrompt(plan: RunPlan, round: number, lastFailure: AttemptFailure | undefined): string {
+  if (round === 0 || !lastFailure) return plan.suite.prompt(plan.task, plan.language, plan.variant);
+  return plan.task.backend ? backendRepairPrompt(lastFailure) : repairPrompt(lastFailure, plan.language);
+}
+
 /**
  * The agent's turn of round `round`, retried while the agent is unavailable; a failed or late adapter is `failed`.
  * A misconfigured agent (refused credentials) is thrown: it stops the whole run.
  */
-function agentTurn(plan: RunPlan, opts: ProtocolOptions, round: number, workspace: string, lastFailure: AttemptFailure | undefined): Promise<AgentTurnResult> {
+function agentTurn(plan: RunPlan, opts: ProtocolOptions, round: number, workspace: string, lastFailure: AttemptFailure | undefined, prompt: string): Promise<AgentTurnResult> {
   const taskPrompt = plan.suite.prompt(plan.task, plan.language, plan.variant);
-  const prompt = round === 0 || !lastFailure ? taskPrompt : plan.task.backend ? backendRepairPrompt(lastFailure) : repairPrompt(lastFailure, plan.language);
   const timeoutMs = opts.agentTimeoutSec * 1000;
   const request = {
     taskId: plan.task.id, language: plan.language, trial: plan.trial, round, prompt, taskPrompt, workspace, error: lastFailure, timeoutMs,
@@ -266,10 +271,10 @@ function attemptRecord(round: number, started: Date, opts: ProtocolOptions, fiel
   };
 }
 
-/** What the agent said, bounded, for its attempt's record. */
-function transcriptFields(turn: AgentTurnResult | undefined): Pick<AttemptRecord, 'agentOutput' | 'agentStderr'> {
+/** What the agent was sent and what it said, bounded, for its attempt's record. */
+function transcriptFields(prompt: string, turn: AgentTurnResult | undefined): Pick<AttemptRecord, 'prompt' | 'agentOutput' | 'agentStderr'> {
   const transcript = turn && (turn.status === 'ok' || turn.status === 'failed') ? turn.transcript : undefined;
-  return { agentOutput: boundedTranscript(transcript?.output), agentStderr: boundedTranscript(transcript?.stderr) };
+  return { prompt: boundedTranscript(prompt), agentOutput: boundedTranscript(transcript?.output), agentStderr: boundedTranscript(transcript?.stderr) };
 }
 
 /**
@@ -299,9 +304,9 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       await put(runRecord(plan, state, 'infrastructure-failed', reason));
       return 'infrastructure-failed';
     };
-    const interrupted = async (round: number, started: Date, step: string, turn?: AgentTurnResult): Promise<RunOutcome> => {
+    const interrupted = async (round: number, started: Date, step: string, prompt: string, turn?: AgentTurnResult): Promise<RunOutcome> => {
       const during = step === 'agent' ? "the agent's turn" : 'the execution of the project';
-      const record = attemptRecord(round, started, opts, { errorClass: INTERRUPTED, step, errorTail: `stopped during ${during}; done again when the run resumes`, ...transcriptFields(turn) });
+      const record = attemptRecord(round, started, opts, { errorClass: INTERRUPTED, step, errorTail: `stopped during ${during}; done again when the run resumes`, ...transcriptFields(prompt, turn) });
       await put(runRecord(plan, state, 'running'), [record]);
       return 'interrupted';
     };
@@ -311,8 +316,9 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
       opts.progress(round === 0 ? 'generating' : `repair round ${round}`);
 
       const agentStarted = performance.now();
-      const turn = await agentTurn(plan, opts, round, workspace, lastFailure);
-      if (opts.signal?.aborted) return interrupted(round, started, 'agent', turn);
+      const prompt = attemptPrompt(plan, round, lastFailure);
+      const turn = await agentTurn(plan, opts, round, workspace, lastFailure, prompt);
+      if (opts.signal?.aborted) return interrupted(round, started, 'agent', prompt, turn);
       if (turn.status === 'unavailable') return setAside(turn.reason);
       if (turn.status === 'gave-up') {
         if (round === 0) return 'no-attempt';
@@ -339,7 +345,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
           if (opts.signal?.aborted) return undefined;
           throw err;
         });
-        if (!outcome || opts.signal?.aborted) return interrupted(round, started, 'execute', turn);
+        if (!outcome || opts.signal?.aborted) return interrupted(round, started, 'execute', prompt, turn);
         failure = outcome.success ? undefined : outcome.failure;
         if (failure?.class === 'infrastructure') return setAside(failure.tail);
       }
@@ -368,7 +374,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         costUsd: usage?.costUsd ?? null,
         phasesMs: phases,
         sandbox: outcome?.sandbox ?? opts.sandbox,
-        ...transcriptFields(turn),
+        ...transcriptFields(prompt, turn),
         programOutput: report?.run.started ? boundedTranscript(report.run.outputTail) : null,
       });
       ownMs += performance.now() - own;

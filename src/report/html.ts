@@ -60,7 +60,8 @@ const SOURCE_LABELS: Record<RunSource, string> = {
   envproof: 'recorded by envproof run',
 };
 
-function renderFigure(figure: Figure, svg: string | undefined): string {
+/** A figure as the report shows it: the chart's SVG with its caption, or the sentence that says why it is missing. */
+export function renderFigure(figure: Figure, svg: string | undefined): string {
   const title = `<h3 id="${escapeHtml(figure.id)}">${escapeHtml(figure.title)}</h3>`;
   if (figure.kind === 'missing') {
     return `<figure class="missing" data-figure="${escapeHtml(figure.id)}">${title}<p>${escapeHtml(figure.reason)}</p></figure>`;

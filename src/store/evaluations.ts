@@ -44,6 +44,11 @@ SELECT r.source, r.agent, r.language, r.task_id, r.trial, e.* FROM backend_evalu
 WHERE r.status = 'done' AND e.attempt = (SELECT MAX(attempt) FROM backend_evaluations x WHERE x.run_id = e.run_id)
 ORDER BY r.agent, r.task_id, r.trial`;
 
+/** Every evaluation of one run (by its key), attempt by attempt. */
+export const RUN_EVALUATIONS = `
+SELECT r.source, r.agent, r.language, r.task_id, r.trial, e.* FROM backend_evaluations e JOIN runs r ON r.id = e.run_id
+WHERE r.source = ? AND r.agent = ? AND r.language = ? AND r.task_id = ? AND r.trial = ? ORDER BY e.attempt`;
+
 export function evaluationFromRow(r: Record<string, unknown>): BackendEvaluationRecord & { key: RunKey } {
   return {
     key: { source: r.source as RunSource, agent: r.agent as string, language: r.language as EcosystemId, taskId: r.task_id as string, trial: r.trial as number },

@@ -45,6 +45,8 @@ export interface PostgresOptions {
   reconnectSec: number;
   /** Called when the server is lost and when it is back. */
   onConnection?(message: string): void;
+  /** Every session read-only (the server refuses any write), for readers such as `envproof view`. */
+  readonly?: boolean;
 }
 
 export class PostgresDatabase implements SqlDatabase {
@@ -63,7 +65,7 @@ export class PostgresDatabase implements SqlDatabase {
 
   /** Connects once to check that the server is there: an unreachable store is an error at start, not later. */
   static async open(url: string, opts: PostgresOptions): Promise<PostgresDatabase> {
-    const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000 });
+    const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000, ...(opts.readonly ? { options: '-c default_transaction_read_only=on' } : {}) });
     // An idle connection the server drops must not crash the process; the next call reconnects.
     pool.on('error', () => {});
     try {

@@ -234,6 +234,11 @@ ALTER TABLE attempts ADD COLUMN agent_stderr TEXT;
 ALTER TABLE attempts ADD COLUMN program_output TEXT;
 `;
 
+/** Version 8, `envproof view` (issue 25): the prompt each attempt's agent was sent (the task, or the repair prompt), bounded. */
+const MIGRATE_V7_TO_V8 = `
+ALTER TABLE attempts ADD COLUMN prompt TEXT;
+`;
+
 export interface Migration {
   /** The schema version this migration leads to. */
   version: number;
@@ -255,6 +260,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, sql: rebuildRuns(5, ''), postgres: 'ALTER TABLE runs DROP CONSTRAINT runs_language_check;\n' },
   { version: 6, sql: MIGRATE_V5_TO_V6 },
   { version: 7, sql: MIGRATE_V6_TO_V7 },
+  { version: 8, sql: MIGRATE_V7_TO_V8 },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -7,7 +7,7 @@ import { EnvproofError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { isEcosystemId } from '../ecosystems/index.js';
 import type { RunSource, TaskInfo } from '../metrics/aggregate-types.js';
-import { evaluationFromRow, FINAL_EVALUATIONS, putEvaluation } from './evaluations.js';
+import { evaluationFromRow, FINAL_EVALUATIONS, putEvaluation, RUN_EVALUATIONS } from './evaluations.js';
 import { PostgresDatabase } from './postgres-db.js';
 import { ReproTables } from './repro-tables.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
@@ -26,7 +26,7 @@ export function isPostgresUrl(spec: string): boolean {
 }
 
 export interface OpenOptions {
-  /** Never write (no migration; an older schema is refused with a hint). */
+  /** Never write (no migration; an older schema is refused with a hint; PostgreSQL sessions are read-only). */
   readonly?: boolean;
   /** Refuse to create the store. */
   mustExist?: boolean;
@@ -70,7 +70,7 @@ const UPSERT_RUN = `${insertStatement('runs', RUN_COLUMNS, RUN_KEY_COLUMNS)} RET
 const ATTEMPT_COLUMNS = [
   'run_id', 'attempt', 'tree_hash', 'manifest_path', 'manifest', 'success', 'error_class', 'error_tail', 'started_at',
   'duration_ms', 'tokens_in', 'tokens_out', 'cost_usd', 'step', 'note', 'phases', 'sandbox', 'agent_output', 'agent_stderr',
-  'program_output',
+  'program_output', 'prompt',
 ] as const;
 
 const PUT_ATTEMPT = insertStatement('attempts', ATTEMPT_COLUMNS, ['run_id', 'attempt']);
@@ -105,6 +105,7 @@ function attemptParams(runId: number, a: AttemptRecord): SqlValue[] {
     agent_output: a.agentOutput ?? null,
     agent_stderr: a.agentStderr ?? null,
     program_output: a.programOutput ?? null,
+    prompt: a.prompt ?? null,
   };
   return ATTEMPT_COLUMNS.map((c) => row[c]);
 }
@@ -130,6 +131,7 @@ function attemptFromRow(a: Record<string, unknown>): AttemptRecord {
     agentOutput: a.agent_output as string | null,
     agentStderr: a.agent_stderr as string | null,
     programOutput: a.program_output as string | null,
+    prompt: a.prompt as string | null,
   };
 }
 
@@ -198,7 +200,7 @@ export class ResultsStore {
     const readonly = opts.readonly ?? false;
     const mustExist = readonly || opts.mustExist === true;
     const db = isPostgresUrl(spec)
-      ? await PostgresDatabase.open(spec, { reconnectSec: opts.reconnectSec ?? 300, ...(opts.onConnection ? { onConnection: opts.onConnection } : {}) })
+      ? await PostgresDatabase.open(spec, { reconnectSec: opts.reconnectSec ?? 300, readonly, ...(opts.onConnection ? { onConnection: opts.onConnection } : {}) })
       : SqliteDatabase.open(spec, { readonly, mustExist: mustExist });
     try {
       await ResultsStore.migrate(db, readonly, mustExist);
@@ -292,6 +294,16 @@ export class ResultsStore {
     return this.selectRuns('');
   }
 
+  /** The runs written at or after `since` (ISO 8601, as `updated_at`), whatever their status. */
+  runsWrittenSince(since: string): Promise<StoredRun[]> {
+    return this.selectRuns('WHERE updated_at >= ?', since);
+  }
+
+  async runCount(): Promise<number> {
+    const [row] = await this.db.all<{ n: number | string }>('SELECT COUNT(*) AS n FROM runs');
+    return Number(row!.n);
+  }
+
   /** One run by its key, whatever its status. */
   async run(key: RunKey): Promise<StoredRun | undefined> {
     const [row] = await this.db.all<RunRow>(`SELECT * FROM runs WHERE ${KEY_WHERE}`, keyParams(key));
@@ -349,12 +361,36 @@ export class ResultsStore {
     return (await this.db.all<Record<string, unknown>>(FINAL_EVALUATIONS)).map(evaluationFromRow);
   }
 
+  /** Every evaluation of one run, attempt by attempt. */
+  async evaluations(key: RunKey): Promise<BackendEvaluationRecord[]> {
+    const rows = await this.db.all<Record<string, unknown>>(RUN_EVALUATIONS, keyParams(key));
+    return rows.map((row) => {
+      const { key: _, ...evaluation } = evaluationFromRow(row);
+      return evaluation;
+    });
+  }
+
   /** Records the judged root cause of a backend run's final evaluation. */
   setRootCause(key: RunKey, attempt: number, rootCause: string, note: string): Promise<void> {
     return this.db.run(
       `UPDATE backend_evaluations SET root_cause = ?, root_cause_note = ? WHERE attempt = ? AND run_id = (SELECT id FROM runs WHERE ${KEY_WHERE})`,
       [rootCause, note, attempt, ...keyParams(key)],
     );
+  }
+
+  /**
+   * A value that changes whenever a run, an attempt, an evaluation or a re-run is written or removed: readers that
+   * keep a copy (envproof view) compare it to know when to read again.
+   */
+  async changeStamp(): Promise<string> {
+    const [row] = await this.db.all<Record<string, unknown>>(
+      `SELECT (SELECT COUNT(*) FROM runs) AS runs, (SELECT MAX(updated_at) FROM runs) AS runs_at,
+       (SELECT COUNT(*) FROM attempts) AS attempts, (SELECT COUNT(*) FROM backend_evaluations) AS evaluations,
+       (SELECT COUNT(root_cause) FROM backend_evaluations) AS judged, (SELECT COUNT(*) FROM repro_instances) AS instances,
+       (SELECT MAX(updated_at) FROM repro_instances) AS instances_at, (SELECT COUNT(*) FROM repro_runs) AS repro_runs,
+       (SELECT COUNT(*) FROM tasks) AS tasks`,
+    );
+    return Object.values(row!).map((v) => String(v ?? '')).join('|');
   }
 
   /** The tasks of one source, or of every source. */

@@ -40,6 +40,8 @@ export interface AttemptRecord {
   phasesMs?: Record<string, number> | null;
   /** The sandbox backend the attempt ran in (the one requested when it never reached a sandbox). */
   sandbox?: string | null;
+  /** What the agent was sent: the task's prompt (attempt 0), or the repair prompt with the last failure; bounded (v8). */
+  prompt?: string | null;
   /** What the agent said: a command-line agent's standard output, an HTTP agent's reply text; bounded (v7). */
   agentOutput?: string | null;
   /** A command-line agent's standard error; bounded (v7). */
@@ -77,8 +79,8 @@ export interface BackendEvaluationRecord {
   aLenient: number;
   aStrict: number;
   postmanPct?: number;
-  /** Per verifier: rules, verdict (and the strict ORM verdict). */
-  verifiers?: { name: string; rules: string; passed: boolean; strict?: boolean }[];
+  /** Per verifier: rules, verdict (and the strict ORM verdict), and the first of its evidence (file, 1-based line or 0). */
+  verifiers?: { name: string; rules: string; passed: boolean; strict?: boolean; evidence?: { file: string; line: number; message: string }[] }[];
   /** Every assertion of envproof's suite: id, passed, and why it failed. */
   assertions: { id: string; passed: boolean; message?: string }[];
   postman?: { passed: number; total: number };

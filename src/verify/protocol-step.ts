@@ -11,10 +11,13 @@ import type { BackendTaskInfo } from '../tasks/backend.js';
 import { evaluateBackend, type Evaluation } from './evaluate.js';
 import type { ServingOptions } from './serve.js';
 import { COARSE_MEANING } from './taxonomy.js';
+import type { Evidence, VerifierResult } from './types.js';
 
 export type BackendExecuteOptions = ServingOptions;
 
 const FAILED_SHOWN = 25;
+/** Evidence items kept per verifier in the store (the view shows them with their file and line). */
+const STORED_EVIDENCE = 20;
 
 /** What the agent is told in a repair round: the class, the failed assertions, the verifiers, the log's tail. */
 function failureOf(e: Evaluation): AttemptFailure {
@@ -43,6 +46,12 @@ export async function executeBackendAttempt(workspace: string, task: BackendTask
     : { success: false, sandbox, failure: failureOf(evaluation), ...(report ? { report } : {}), evaluation };
 }
 
+/** A verifier's evidence as the store keeps it: its own, then the strict verdict's when that fails, marked so. */
+function storedEvidence(v: VerifierResult): Evidence[] {
+  const strict = v.strict && !v.strict.passed ? v.strict.evidence.map((x) => ({ ...x, message: `strict: ${x.message}` })) : [];
+  return [...v.evidence, ...strict].slice(0, STORED_EVIDENCE);
+}
+
 /** The store's record of an evaluation. */
 export function evaluationRecord(attempt: number, task: BackendTaskInfo, e: Evaluation): BackendEvaluationRecord {
   return {
@@ -55,7 +64,7 @@ export function evaluationRecord(attempt: number, task: BackendTaskInfo, e: Eval
     aLenient: e.aPct.lenient,
     aStrict: e.aPct.strict,
     ...(e.postmanPct !== undefined ? { postmanPct: e.postmanPct } : {}),
-    ...(e.verifiers ? { verifiers: e.verifiers.verifiers.map((v) => ({ name: v.name, rules: v.rules, passed: v.passed, ...(v.strict ? { strict: v.strict.passed } : {}) })) } : {}),
+    ...(e.verifiers ? { verifiers: e.verifiers.verifiers.map((v) => ({ name: v.name, rules: v.rules, passed: v.passed, ...(v.strict ? { strict: v.strict.passed } : {}), evidence: storedEvidence(v) })) } : {}),
     assertions: (e.contract?.assertions ?? []).map((a) => ({ id: a.id, passed: a.passed, ...(a.message ? { message: a.message } : {}) })),
     ...(e.postman ? { postman: { passed: e.postman.passed, total: e.postman.total } } : {}),
     startup: e.startup,

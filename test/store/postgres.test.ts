@@ -148,7 +148,7 @@ describe('the PostgreSQL results store', () => {
       const id = await store.putRun(run, [attempt(0)]);
       assert.equal(await store.putRun({ ...run, status: 'done' }, [attempt(1)]), id, 'the same key is the same run');
       assert.equal(await store.runStatus(key), 'done');
-      const unset = { step: null, note: null, agentOutput: null, agentStderr: null, programOutput: null };
+      const unset = { step: null, note: null, agentOutput: null, agentStderr: null, programOutput: null, prompt: null };
       assert.deepEqual(await store.attempts(key), [attempt(0), attempt(1)].map((a) => ({ ...a, ...unset })));
       assert.equal((await store.run(key))?.declared, null);
       const content = Buffer.from([0, 1, 2, 255]);
