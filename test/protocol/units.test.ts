@@ -1,3 +1,4 @@
+// tier: quick
 /** The protocol's small parts that need no agent and no install: retry waits, transcripts, --rerun, progress. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * `envproof view` over a PostgreSQL store (a real server, Debian's, on a private port): a backend run with its
  * evaluation and a re-run of its final project, written through the store's interface as `run` and `run --repro`

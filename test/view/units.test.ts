@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The view's pure parts, on hand-made data: the runs table (metrics per run, filters and their counts, sorting,
  * pages), its URLs, the tree diff, the escaping template and the rate interval.
