@@ -13,7 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { longestFirst, quickFiles, testFiles } from './files.js';
 import { countsOf, formatSeconds, skipLines, slowest, type FileCounts } from './outcome.js';
-import { readTimings, saveTimings } from './timings.js';
+import { inspectEnvironment } from '../../src/sandbox/rootfs.js';
+import { ecosystemIds } from '../../src/ecosystems/index.js';
+import { readTimings, saveRunRecord, saveTimings } from './timings.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Measured on the 2-core CI machine (docs/testing.md): most of a file's time waits on installs, not on the cores. */
@@ -158,6 +160,7 @@ async function main(): Promise<void> {
     `test runner: ${order.length} files${o.quick ? ' (quick tier)' : ''}, ${o.concurrency} at a time, longest first, on ${os.availableParallelism()} cores\n`,
   );
 
+  const environmentsWereReady = (await Promise.all(ecosystemIds().map((id) => inspectEnvironment(id)))).every((e) => e.status === 'ready');
   const checked = o.typecheck ? typecheck() : undefined;
   const built = await build();
   if (built.code !== 0) {
@@ -168,8 +171,10 @@ async function main(): Promise<void> {
   process.env.ENVPROOF_TEST_CLI = 'dist';
   const prepared = o.prepare && needsEnvironments ? prepareEnvironments() : Promise.resolve(undefined);
   let ready = false;
+  let prepareMs = 0;
   const preparation = prepared.then((r) => {
     ready = true;
+    prepareMs = r?.ms ?? 0;
     if (r) {
       const line = `environments: ${r.code === 0 ? 'ready' : `could not be prepared (${describeEnd(r)}); the files that need them build their own`} in ${formatSeconds(r.ms)}\n`;
       process.stdout.write(r.code === 0 ? line : `${line}${r.output}\n`);
@@ -214,6 +219,18 @@ async function main(): Promise<void> {
   );
   if (failedFiles.length) process.stdout.write(`failed: ${failedFiles.map((r) => r.file).join(', ')}\n`);
   saveTimings(ROOT, Object.fromEntries(results.map((r) => [r.file, r.ms / 1000])), o.saveTimings);
+  saveRunRecord(ROOT, {
+    tier: o.quick ? 'quick' : o.paths.length > 0 ? 'some' : 'full',
+    endedAt: new Date().toISOString(),
+    files: results.length,
+    tests: sum('tests'),
+    failed: failedFiles.length,
+    concurrency: o.concurrency,
+    wallMs: Math.round(performance.now() - started),
+    prepareMs: Math.round(prepareMs),
+    environmentsWereReady,
+    slowest: Object.entries(ms).sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN).map(([file, t]) => ({ file, ms: Math.round(t) })),
+  });
   process.exitCode = failedFiles.length > 0 || (tc && tc.code !== 0) ? 1 : 0;
 }
 

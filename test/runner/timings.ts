@@ -11,11 +11,11 @@ export type Timings = Record<string, number>;
 const cacheFile = (root: string) => path.join(root, 'node_modules', '.cache', 'envproof', 'test-timings.json');
 const seedFile = (root: string) => path.join(root, 'test', 'timings.json');
 
-function readJson(file: string): Timings | undefined {
+function readJson<T = Timings>(file: string): T | undefined {
   if (!existsSync(file)) return undefined;
   try {
     const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    return value && typeof value === 'object' ? (value as Timings) : undefined;
+    return value && typeof value === 'object' ? (value as T) : undefined;
   } catch {
     return undefined;
   }
@@ -33,4 +33,31 @@ export function saveTimings(root: string, measured: Timings, seed: boolean): voi
   mkdirSync(path.dirname(cacheFile(root)), { recursive: true });
   writeFileSync(cacheFile(root), `${JSON.stringify(sorted, null, 1)}\n`);
   if (seed) writeFileSync(seedFile(root), `${JSON.stringify(Object.fromEntries(Object.entries(sorted).map(([f, s]) => [f, Math.round(s)])), null, 1)}\n`);
+}
+
+/** What the last run of each tier measured: read by `npm run bench -- suite`. */
+export interface RunRecord {
+  tier: 'quick' | 'full' | 'some';
+  endedAt: string;
+  files: number;
+  tests: number;
+  failed: number;
+  concurrency: number;
+  wallMs: number;
+  /** Building the environments that were missing (0 when every one was ready: a warm cache). */
+  prepareMs: number;
+  environmentsWereReady: boolean;
+  slowest: { file: string; ms: number }[];
+}
+
+const runsFile = (root: string) => path.join(root, 'node_modules', '.cache', 'envproof', 'test-runs.json');
+
+export function readRunRecords(root: string): Partial<Record<RunRecord['tier'], RunRecord>> {
+  return readJson<Partial<Record<RunRecord['tier'], RunRecord>>>(runsFile(root)) ?? {};
+}
+
+export function saveRunRecord(root: string, record: RunRecord): void {
+  const records = { ...readRunRecords(root), [record.tier]: record };
+  mkdirSync(path.dirname(runsFile(root)), { recursive: true });
+  writeFileSync(runsFile(root), `${JSON.stringify(records, null, 1)}\n`);
 }
