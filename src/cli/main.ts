@@ -12,10 +12,14 @@ async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   let exitCode = EXIT_CLEAN;
-  registerCommands(program, (code) => {
-    exitCode = code;
-  });
   try {
+    await registerCommands(
+      program,
+      (code) => {
+        exitCode = code;
+      },
+      argv[2],
+    );
     await program.parseAsync(argv);
     return exitCode;
   } catch (err) {
