@@ -58,8 +58,8 @@ test('run --repro: each successful final project re-run fresh, its reproducibili
   const md = runCli(['report', '--store', store]);
   assert.equal(md.status, 0, md.stderr);
   assert.match(md.stdout, /## Reproducibility of successful final projects/);
-  assert.match(md.stdout, /\| a \| python \| 2 \| 1 \| 50\.0 \| 0\.0 \| 50\.0 \| 0\.5 \| implicit-environment 1 \|/);
-  assert.match(md.stdout, /\| all \| python \| 4 \| 1 \| 50\.0 \| 0\.0 \| 50\.0 \| 0\.5 \| implicit-environment 2 \|/);
+  assert.match(md.stdout, /\| a \| Python \| 2 \| 1 \| 50\.0 \| 0\.0 \| 50\.0 \| 0\.5 \| implicit-environment 1 \|/);
+  assert.match(md.stdout, /\| all agents \| Python \| 4 \| 1 \| 50\.0 \| 0\.0 \| 50\.0 \| 0\.5 \| implicit-environment 2 \|/);
   const json = JSON.parse(runCli(['report', '--store', store, '--format', 'json']).stdout);
   const b = json.reproducibility.rows.find((r: { agent: string }) => r.agent === 'b');
   assert.deepEqual([b.projects, b.verdicts], [2, { reproducible: 1, flaky: 0, broken: 1 }]);

@@ -44,7 +44,7 @@ describe('envproof run --languages go, then report', requires('the go command', 
 
     const report = runCli(['report', '--store', store]);
     assert.equal(report.status, 0, report.stderr);
-    assert.match(report.stdout, /^\| scripted \| go \| 1 \| 0\.0 \| 100\.0 \| 1 \| 100\.0 \|$/m, 'convergence: failed at first, repaired');
-    assert.match(report.stdout, /^\| go \| 1 \| 1\.0 \| 1\.0 \|$/m, 'inflation: D2 = D1');
+    assert.match(report.stdout, /^\| scripted \| Go \| 1 \| 0\.0 \| 100\.0 \| 1 \| 100\.0 \|$/m, 'convergence: failed at first, repaired');
+    assert.match(report.stdout, /^\| Go \| 1 \| 1\.0 \| 1\.0 \|$/m, 'inflation: D2 = D1');
   });
 });
