@@ -38,12 +38,13 @@ test('run --repro: each successful final project re-run fresh, its reproducibili
 
   await withStore(store, async (s) => {
     const rows = await s.repro().instances(RUN_CORPUS);
+    const evidence = JSON.stringify(rows.map((r) => r.causes?.map((c) => c.evidence)));
     assert.deepEqual(rows.map((r) => [r.instanceId, r.verdict, r.rate, r.causes?.map((c) => c.factor)]), [
       [key('a', 'p_01'), 'reproducible', 1, []],
       [key('a', 'p_02'), 'broken', 0, ['timezone']],
       [key('b', 'p_01'), 'reproducible', 1, []],
       [key('b', 'p_02'), 'broken', 0, ['timezone']],
-    ]);
+    ], `the causes' evidence: ${evidence}`);
     // The final tree is the one the run recorded; the command is the entry point the audit ran.
     const a02 = rows.find((r) => r.instanceId === key('a', 'p_02'))!;
     assert.equal(a02.commit, (await s.attempts({ source: 'envproof', agent: 'a', language: 'python', taskId: 'p_02', trial: 1 })).at(-1)!.treeHash);
