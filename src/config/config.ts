@@ -14,6 +14,7 @@ import { isFile } from '../core/fs.js';
 import type { EcosystemId } from '../core/types.js';
 import type { FindingKind } from '../audit/report.js';
 import type { BackendChoice } from '../sandbox/index.js';
+import { readProjectFile } from '../core/safe-read.js';
 
 export interface EnvproofConfig {
   ecosystem?: EcosystemId | 'auto';
@@ -129,7 +130,7 @@ export async function findConfig(projectDir: string): Promise<LoadedConfig | und
   for (const name of CANDIDATES) {
     const file = path.join(projectDir, name);
     if (!(await isFile(file))) continue;
-    const hit = extract(name, await readFile(file, 'utf8'));
+    const hit = extract(name, await readProjectFile(projectDir, name, 'utf8'));
     if (hit) found.push(hit);
   }
   if (found.length > 1) {

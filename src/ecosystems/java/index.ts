@@ -15,6 +15,7 @@ import { mavenComponentFacts } from './component-facts.js';
 import { mavenManifestEditor } from './manifest-edit.js';
 import { javaStaticImports } from './static-imports.js';
 import { javaFacts } from './facts.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 export { JAVA_ATTRIBUTIONS, javaTracedLayer, type JavaAttribution } from './attribute.js';
 
@@ -33,7 +34,7 @@ async function readClasspath(ctx: AuditContext): Promise<string[]> {
 /** A reactor (`<modules>`): its modules can depend on each other, which Maven resolves only once they are compiled. */
 async function isReactor(ctx: AuditContext): Promise<boolean> {
   const file = path.join(ctx.host.projectDir, 'pom.xml');
-  const project = parsePomXml(await readFile(file, 'utf8'), file);
+  const project = parsePomXml(await readProjectFile(ctx.host.projectDir, file, 'utf8'), file);
   return (element(project, 'modules')?.module ?? []).length > 0;
 }
 
