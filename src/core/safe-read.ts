@@ -33,8 +33,10 @@ async function escapingLink(root: string, realRoot: string, abs: string): Promis
     at = path.join(at, part);
     const st = await lstat(at).catch(() => undefined);
     if (!st?.isSymbolicLink()) continue;
-    const real = await realpath(at).catch(() => undefined);
-    if (real === undefined || !isInside(realRoot, real)) return { link: at, target: await readlink(at).catch(() => '?') };
+    const target = await readlink(at);
+    // A dangling link is judged by where it points: inside the project it is just a missing file.
+    const real = await realpath(at).catch(async () => path.resolve(await realpath(path.dirname(at)), target));
+    if (!isInside(realRoot, real)) return { link: at, target };
   }
   return undefined;
 }
