@@ -38,7 +38,7 @@ interface ReportOptions {
  * sources pooled with agents and tasks keyed by source. Each counts the runs it leaves out.
  */
 async function loadReports(spec: string, choice: ReportSource | undefined): Promise<AggregateReport[]> {
-  const store = await ResultsStore.open(spec, { mustExist: true });
+  const store = await ResultsStore.open(spec, { readonly: true });
   const storePath = store.location;
   try {
     const input = await readReportInput(store);
