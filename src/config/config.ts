@@ -47,14 +47,14 @@ function keyPath(instancePath: string, extra?: string): string {
   return parts.reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out ? `${out}.${p}` : p), '');
 }
 
-/** One sentence per problem, each naming its key; oneOf's sub-errors are folded into one. */
-export function describeConfigErrors(errors: readonly ErrorObject[]): string[] {
+/** One sentence per problem, each naming its key; oneOf's sub-errors are folded into one. `whole` names the document. */
+export function describeConfigErrors(errors: readonly ErrorObject[], whole = 'the configuration'): string[] {
   const out = new Set<string>();
   const oneOfPaths = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
   for (const e of errors) {
     if (e.keyword !== 'oneOf' && [...oneOfPaths].some((p) => e.instancePath === p)) continue;
     const key = keyPath(e.instancePath);
-    const shown = key ? `"${key}"` : 'the configuration';
+    const shown = key ? `"${key}"` : whole;
     switch (e.keyword) {
       case 'additionalProperties': {
         const unknown = keyPath(e.instancePath, String(e.params.additionalProperty));
