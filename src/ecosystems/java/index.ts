@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { sandboxHome } from '../../sandbox/paths.js';
 import { NoEntryPointError } from '../../core/errors.js';
@@ -15,7 +15,7 @@ import { mavenComponentFacts } from './component-facts.js';
 import { mavenManifestEditor } from './manifest-edit.js';
 import { javaStaticImports } from './static-imports.js';
 import { javaFacts } from './facts.js';
-import { readProjectFile } from '../../core/safe-read.js';
+import { readProjectFile, readProjectFileIfExists } from '../../core/safe-read.js';
 
 export { JAVA_ATTRIBUTIONS, javaTracedLayer, type JavaAttribution } from './attribute.js';
 
@@ -27,7 +27,7 @@ async function runOrFail(ctx: AuditContext, step: 'install' | 'build', call: Mav
 }
 
 async function readClasspath(ctx: AuditContext): Promise<string[]> {
-  const text = await readFile(ctx.hostPath(javaLayout(ctx).classpathFile), 'utf8').catch(() => '');
+  const text = (await readProjectFileIfExists(ctx.host.envDir, ctx.hostPath(javaLayout(ctx).classpathFile))) ?? '';
   return text.trim().split(':').filter(Boolean);
 }
 
@@ -76,7 +76,7 @@ export const javaEcosystem: EcosystemModule<MavenInstallDetails> = {
       updateFailures: true,
     };
     await runOrFail(ctx, 'install', list, true, commands);
-    const artifacts = parseDependencyList(await readFile(ctx.hostPath(layout.dependencyList), 'utf8'));
+    const artifacts = parseDependencyList(await readProjectFile(ctx.host.envDir, ctx.hostPath(layout.dependencyList), 'utf8'));
     return {
       installed: installedLayer(artifacts),
       details: { resolved: artifacts },
