@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, open, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError } from './errors.js';
 import { resolveInside } from './safe-read.js';
@@ -44,13 +44,26 @@ export async function writeOutputFile(file: string, data: string | Uint8Array): 
 }
 
 /**
+ * Creates `dir` (and its parents) inside `root`, after checking that the part which exists resolves inside it: a
+ * link on the way out of the project is refused before any directory is made through it. Returns its real path.
+ */
+export async function makeProjectDir(root: string, dir: string): Promise<string> {
+  let existing = path.resolve(root, dir);
+  while (!(await lstat(existing).catch(() => undefined))) existing = path.dirname(existing);
+  const real = await resolveInside(root, existing);
+  const made = path.join(real, path.relative(existing, path.resolve(root, dir)));
+  await mkdir(made, { recursive: true });
+  return made;
+}
+
+/**
  * Replaces a file of a project (a manifest `fix` edits, a lockfile it refreshes). Its directory must resolve inside
  * `root`; a file that is a link to elsewhere in the project is written at its real place, one out of it is refused.
  */
 export async function writeProjectFile(root: string, file: string, data: string | Uint8Array): Promise<void> {
   const abs = path.resolve(root, file);
   const exists = (await lstat(abs).catch(() => undefined)) !== undefined;
-  const target = exists ? await resolveInside(root, abs) : path.join(await resolveInside(root, path.dirname(abs)), path.basename(abs));
+  const target = exists ? await resolveInside(root, abs) : path.join(await makeProjectDir(root, path.dirname(abs)), path.basename(abs));
   const st = await lstat(target).catch(() => undefined);
   await replaceIn(path.dirname(target), path.basename(target), data, st?.isFile() ? st.mode & 0o7777 : 0o644);
 }

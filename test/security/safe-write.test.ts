@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { writeOutputFile, writeProjectFile } from '../../src/core/safe-write.js';
+import { restoreTree, snapshotTree } from '../../src/protocol/tree.js';
 import { ResultsStore } from '../../src/store/store.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -92,5 +93,34 @@ describe('writeOutputFile (--out)', () => {
     await writeOutputFile(path.join(out, 'report.md'), 'new');
     assert.equal(readFileSync(path.join(out, 'report.md'), 'utf8'), 'new');
     assert.deepEqual(readdirSync(out), ['report.md']);
+  });
+});
+
+describe('restoreTree (a stored project tree written back)', () => {
+  test('a tree with a link, a nested file and an executable comes back the same', async () => {
+    const from = dir();
+    mkdirSync(path.join(from, 'src'));
+    writeFileSync(path.join(from, 'src', 'app.py'), 'print(1)\n');
+    writeFileSync(path.join(from, 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+    symlinkSync('src/app.py', path.join(from, 'main.py'));
+    const snap = await snapshotTree(from);
+    const to = dir();
+    await restoreTree(to, snap.entries, (h) => snap.blobs.get(h)!);
+    assert.equal((await snapshotTree(to)).hash, snap.hash);
+  });
+
+  test('an entry that would write through a link an earlier entry made is refused; nothing is written outside', async () => {
+    const to = dir();
+    const outside = path.dirname(hostFile);
+    const entries = [
+      { path: 'a', kind: 'symlink' as const, executable: false, blob: 'link' },
+      { path: 'a/passwd', kind: 'file' as const, executable: false, blob: 'data' },
+      { path: 'a/new/x', kind: 'file' as const, executable: false, blob: 'data' },
+    ];
+    const blobs: Record<string, Buffer> = { link: Buffer.from(outside), data: Buffer.from('owned\n') };
+    await assert.rejects(restoreTree(to, entries.slice(0, 2), (h) => blobs[h]!), /a is a symbolic link out of the project/);
+    await assert.rejects(restoreTree(to, [entries[0]!, entries[2]!], (h) => blobs[h]!), /a is a symbolic link out of the project/);
+    assert.equal(readFileSync(hostFile, 'utf8'), 'host file, untouched\n');
+    assert.deepEqual(readdirSync(outside), ['passwd']);
   });
 });
