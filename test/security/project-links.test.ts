@@ -6,11 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { OutsideProjectError, readProjectFile } from '../../src/core/safe-read.js';
+import { readCodemodel } from '../../src/ecosystems/cpp/codemodel.js';
 import { runCli } from '../helpers/cli.js';
 
 const MARKER = 'SECRET-MARKER-7f3a91';
@@ -60,6 +61,27 @@ describe('audit never reads through a link out of the project', () => {
   test('pyproject.toml (read for the configuration) that is a link to a file outside', () => {
     auditRefused(project({ 'requirements.txt': '' }, { 'pyproject.toml': secret }), /pyproject\.toml is a symbolic link out of the project/);
   });
+});
+
+test('fix on a package.json that is a link out of the project: exit 2, the host file neither shown nor changed', () => {
+  const dir = project({}, { 'package.json': secret });
+  const saved = path.join(base, 'saved-report.json');
+  writeFileSync(saved, JSON.stringify({ schemaVersion: 1, project: dir, ecosystem: 'javascript', components: [], findings: [], runs: [], layers: { declared: [], installed: [], traced: [] } }));
+  const r = runCli(['fix', dir, '--from', saved]);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /package\.json is a symbolic link out of the project/);
+  assert.ok(!`${r.stdout}${r.stderr}`.includes(MARKER));
+  assert.equal(readFileSync(secret, 'utf8'), `root:${MARKER}:19000:0:99999:7:::\n`);
+});
+
+test("a CMake File API reply naming a file outside its directory is not read (CMake ran the project's code)", async () => {
+  const build = path.join(project({}), 'build');
+  const reply = path.join(build, '.cmake/api/v1/reply');
+  mkdirSync(reply, { recursive: true });
+  writeFileSync(path.join(base, 'outside', 'codemodel.json'), JSON.stringify({ configurations: [{ targets: [{ name: MARKER }] }] }));
+  const climb = path.relative(reply, path.join(base, 'outside', 'codemodel.json'));
+  writeFileSync(path.join(reply, 'index-1.json'), JSON.stringify({ reply: { 'codemodel-v2': { jsonFile: climb } } }));
+  await assert.rejects(readCodemodel(build, '/envproof/env/build'), (err: unknown) => err instanceof OutsideProjectError && !String(err).includes(MARKER));
 });
 
 describe('readProjectFile', () => {
