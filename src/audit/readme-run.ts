@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { ecosystems } from '../ecosystems/index.js';
+import { readProjectFileIfExists } from '../core/safe-read.js';
 
 const RUN_HEADING = /^#{1,6}\s.*\b(run|running|usage|quick ?start|getting started|example)\b/i;
 /** Setup steps of any project; each ecosystem adds its own (installing, building). */
@@ -38,7 +37,7 @@ export function runCommandFromReadme(markdown: string): string | undefined {
 
 export async function readmeRunCommand(projectDir: string): Promise<string | undefined> {
   for (const name of ['README.md', 'readme.md', 'Readme.md', 'README']) {
-    const text = await readFile(path.join(projectDir, name), 'utf8').catch(() => undefined);
+    const text = await readProjectFileIfExists(projectDir, name);
     if (text !== undefined) return runCommandFromReadme(text);
   }
   return undefined;

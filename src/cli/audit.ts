@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { runAudit } from '../audit/audit.js';
 import { failingKinds } from '../audit/findings.js';
@@ -14,6 +13,7 @@ import { addSharedOptions, CONFIG_HELP, DEFAULT_FAIL_ON, FAIL_ON_KINDS, parseFai
 import { formatOption } from './format-option.js';
 import { readSavedReport } from './saved-report.js';
 import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, type SetExitCode } from './exit-codes.js';
+import { writeOutputFile } from '../core/safe-write.js';
 
 const FORMATS = ['text', 'json', 'sarif', 'github', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -118,7 +118,7 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
         } catch (err) {
           if (format === 'json' && err instanceof EnvproofError) {
             const text = failedAuditJson(err, partial);
-            if (o.out && !document) await writeFile(o.out, text);
+            if (o.out && !document) await writeOutputFile(o.out, text);
             else process.stdout.write(text);
           }
           if (err instanceof StepFailedError) {
@@ -129,12 +129,12 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
       }
       if (document) {
         const text = render(document, report, failOn, Boolean(o.verbose));
-        if (o.out) await writeFile(o.out, text);
+        if (o.out) await writeOutputFile(o.out, text);
         else process.stdout.write(text);
       }
       if (!document || o.out) {
         const text = render(format, report, failOn, Boolean(o.verbose));
-        if (!document && o.out) await writeFile(o.out, text);
+        if (!document && o.out) await writeOutputFile(o.out, text);
         else process.stdout.write(text);
       }
       for (const run of report.runs.filter((r) => !r.started)) {

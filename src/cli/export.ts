@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { writeOutputFile } from '../core/safe-write.js';
 import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN } from './exit-codes.js';
@@ -27,7 +27,7 @@ export function registerExport(program: Command, setExitCode: SetExitCode): void
       } finally {
         await store.close();
       }
-      if (o.out) writeFileSync(o.out, doc);
+      if (o.out) await writeOutputFile(o.out, doc);
       else process.stdout.write(doc);
       setExitCode(EXIT_CLEAN);
     });

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { formatOption } from './format-option.js';
@@ -16,6 +16,7 @@ import { DEFAULT_STORE, ResultsStore, STORE_OPTION_HELP } from '../store/store.j
 import type { StoredRun } from '../store/types.js';
 import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
+import { writeOutputFile } from '../core/safe-write.js';
 
 type Format = 'md' | 'csv' | 'json' | 'html';
 
@@ -37,7 +38,7 @@ interface ReportOptions {
  * sources pooled with agents and tasks keyed by source. Each counts the runs it leaves out.
  */
 async function loadReports(spec: string, choice: ReportSource | undefined): Promise<AggregateReport[]> {
-  const store = await ResultsStore.open(spec, { mustExist: true });
+  const store = await ResultsStore.open(spec, { readonly: true });
   const storePath = store.location;
   try {
     const input = await readReportInput(store);
@@ -70,15 +71,15 @@ async function loadReports(spec: string, choice: ReportSource | undefined): Prom
 }
 
 /** Into `dir` when there is one, else to standard output. */
-function emit(text: string, dir: string | undefined, fileName: string): void {
-  if (dir) writeFile(text, dir, fileName);
+async function emit(text: string, dir: string | undefined, fileName: string): Promise<void> {
+  if (dir) await writeFile(text, dir, fileName);
   else process.stdout.write(text);
 }
 
-function writeFile(text: string, dir: string, fileName: string): void {
-  mkdirSync(dir, { recursive: true });
+async function writeFile(text: string, dir: string, fileName: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
   const file = path.join(dir, fileName);
-  writeFileSync(file, text);
+  await writeOutputFile(file, text);
   process.stderr.write(`wrote ${file}\n`);
 }
 
@@ -121,16 +122,16 @@ async function writeReports(reports: readonly AggregateReport[], format: Format,
     const dir = out === undefined ? undefined : several ? path.join(out, report.source) : out;
     switch (format) {
       case 'md':
-        emit(renderMarkdown(report), dir, 'report.md');
+        await emit(renderMarkdown(report), dir, 'report.md');
         break;
       case 'json':
-        emit(renderJson(report), dir, 'report.json');
+        await emit(renderJson(report), dir, 'report.json');
         break;
       case 'html':
-        emit(await renderHtml(report), dir, 'report.html');
+        await emit(await renderHtml(report), dir, 'report.html');
         break;
       case 'csv':
-        for (const f of writeCsvTables(report, dir!)) process.stderr.write(`wrote ${f}\n`);
+        for (const f of await writeCsvTables(report, dir!)) process.stderr.write(`wrote ${f}\n`);
         break;
     }
   }

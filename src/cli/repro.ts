@@ -60,12 +60,15 @@ function instanceOptions(o: ReproFlags) {
 }
 
 async function corpus(o: ReproFlags & { corpus?: string; store: string }, progress: (m: string) => void): Promise<number> {
-  const { runCorpus } = await import('../repro/corpus.js');
+  const { readCorpus, runCorpus } = await import('../repro/corpus.js');
   const { corpusFigures, renderCorpusMarkdown } = await import('../repro/corpus-stats.js');
   const { ResultsStore } = await import('../store/store.js');
+  // Input first: a bad corpus line or flag must not leave a new store behind.
+  const instances = await readCorpus(o.corpus!);
+  const options = instanceOptions(o);
   const store = await ResultsStore.open(o.store);
   try {
-    const summary = await runCorpus({ corpus: o.corpus!, store, ...instanceOptions(o), progress });
+    const summary = await runCorpus({ corpus: o.corpus!, instances, store, ...options, progress });
     const rows = await store.repro().instances(summary.corpus);
     const figures = corpusFigures(rows);
     if (summary.skipped.length) progress(`already done in ${store.location}: ${summary.skipped.join(', ')}`);

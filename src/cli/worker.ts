@@ -16,9 +16,15 @@ export function registerWorker(program: Command, setExitCode: SetExitCode): void
     .option('--concurrency <n>', 'runs in parallel in this worker', positiveInt('--concurrency', 1), 1)
     .option('--lock-timeout <seconds>', 'a job whose worker has not renewed its lock for this long (the worker died) is handed to another', positiveInt('--lock-timeout', 1), 30)
     .option('--reconnect-timeout <seconds>', 'how long a lost PostgreSQL store is waited for before the store call (and the job) fails', positiveInt('--reconnect-timeout', 1), 300)
+    .option('--shutdown-timeout <seconds>', 'after SIGTERM or SIGINT, how long the current attempts are waited for; then the worker exits, leaving its jobs to the lock timeout', positiveInt('--shutdown-timeout', 1), 30)
     .option('-q, --quiet', 'no progress lines')
-    .addHelpText('after', '\nRuns until SIGTERM or SIGINT: then it takes no more jobs, stops each run after its current attempt and hands it back to the queue (a second signal stops at once).\nA lost queue or store is waited for. Exit codes: 0 stopped, 2 error.')
-    .action(async (o: { queue: string; store: string; concurrency: number; lockTimeout: number; reconnectTimeout: number; quiet?: boolean }) => {
+    .addHelpText(
+      'after',
+      '\nRuns until SIGTERM or SIGINT: then it takes no more jobs, stops each run after its current attempt and hands it back to the queue (a second signal stops at once).\n' +
+        'A lost queue or store is waited for, except when stopping: after --shutdown-timeout the worker exits anyway (exit 2), and a job it still held goes to another worker once its lock times out.\n' +
+        'Exit codes: 0 stopped, 2 error or stopped by the shutdown timeout.',
+    )
+    .action(async (o: { queue: string; store: string; concurrency: number; lockTimeout: number; reconnectTimeout: number; shutdownTimeout: number; quiet?: boolean }) => {
       const log = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof worker: ${m}\n`);
       await checkRedis(o.queue);
       const store = await ResultsStore.open(o.store, { onConnection: log, reconnectSec: o.reconnectTimeout });
@@ -30,8 +36,15 @@ export function registerWorker(program: Command, setExitCode: SetExitCode): void
       let signals = 0;
       const onSignal = (signal: NodeJS.Signals) => {
         if (++signals > 1) process.exit(EXIT_ERROR);
-        log(`${signal}: finishing the current attempts, then stopping`);
+        log(`${signal}: finishing the current attempts, then stopping (at most ${o.shutdownTimeout} s)`);
         void worker.stop();
+        // worker.stop() waits for the queue; with Redis unreachable it would wait for ever.
+        setTimeout(() => {
+          const held = worker.active();
+          const jobs = held === 0 ? 'no job was in progress' : `${held} job(s) in progress are left to the lock timeout (${o.lockTimeout} s), then another worker takes them`;
+          log(`not stopped after ${o.shutdownTimeout} s (is the queue reachable?): exiting now; ${jobs}`);
+          process.exit(EXIT_ERROR);
+        }, o.shutdownTimeout * 1000).unref();
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);

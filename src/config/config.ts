@@ -14,6 +14,7 @@ import { isFile } from '../core/fs.js';
 import type { EcosystemId } from '../core/types.js';
 import type { FindingKind } from '../audit/report.js';
 import type { BackendChoice } from '../sandbox/index.js';
+import { readProjectFile } from '../core/safe-read.js';
 
 export interface EnvproofConfig {
   ecosystem?: EcosystemId | 'auto';
@@ -46,14 +47,14 @@ function keyPath(instancePath: string, extra?: string): string {
   return parts.reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out ? `${out}.${p}` : p), '');
 }
 
-/** One sentence per problem, each naming its key; oneOf's sub-errors are folded into one. */
-export function describeConfigErrors(errors: readonly ErrorObject[]): string[] {
+/** One sentence per problem, each naming its key; oneOf's sub-errors are folded into one. `whole` names the document. */
+export function describeConfigErrors(errors: readonly ErrorObject[], whole = 'the configuration'): string[] {
   const out = new Set<string>();
   const oneOfPaths = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
   for (const e of errors) {
     if (e.keyword !== 'oneOf' && [...oneOfPaths].some((p) => e.instancePath === p)) continue;
     const key = keyPath(e.instancePath);
-    const shown = key ? `"${key}"` : 'the configuration';
+    const shown = key ? `"${key}"` : whole;
     switch (e.keyword) {
       case 'additionalProperties': {
         const unknown = keyPath(e.instancePath, String(e.params.additionalProperty));
@@ -129,7 +130,7 @@ export async function findConfig(projectDir: string): Promise<LoadedConfig | und
   for (const name of CANDIDATES) {
     const file = path.join(projectDir, name);
     if (!(await isFile(file))) continue;
-    const hit = extract(name, await readFile(file, 'utf8'));
+    const hit = extract(name, await readProjectFile(projectDir, name, 'utf8'));
     if (hit) found.push(hit);
   }
   if (found.length > 1) {

@@ -2,8 +2,8 @@
  * Offset-based text splicing for the manifest editors: every editor finds the exact byte ranges to change and
  * leaves everything else as it was, so comments, order, spacing and line endings survive an edit.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readProjectFileIfExists } from '../core/safe-read.js';
 
 export interface TextEdit {
   start: number;
@@ -89,7 +89,7 @@ export class EditSession<Edit> {
     const known = this.files.get(file);
     if (known) return known.current;
     if (path.isAbsolute(file) || file.split('/').includes('..')) return undefined;
-    const before = await readFile(path.join(this.projectDir, file), 'utf8').catch(() => undefined);
+    const before = await readProjectFileIfExists(this.projectDir, file);
     if (before !== undefined) this.files.set(file, { before, current: before, edits: [] });
     return before;
   }

@@ -3,13 +3,13 @@
  * then (unless it is a dry run) write them, bring derived files up to date in a sandbox (npm's lockfile), and audit
  * again to show which gaps closed.
  */
-import { copyFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { runAudit, type AuditOptions } from '../audit/audit.js';
 import type { AuditReport } from '../audit/report.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from '../audit/workspace.js';
 import { EnvproofError, InfrastructureError } from '../core/errors.js';
+import { readProjectFile } from '../core/safe-read.js';
+import { writeProjectFile } from '../core/safe-write.js';
 import { ecosystemById } from '../ecosystems/index.js';
 import type { EditOutcome, FileChange, ManifestEditor } from '../ecosystems/outputs.js';
 import type { EcosystemModule } from '../ecosystems/types.js';
@@ -40,13 +40,6 @@ export function unifiedDiff(changes: readonly FileChange[]): string {
   return changes.map((c) => createTwoFilesPatch(`a/${c.file}`, `b/${c.file}`, c.before, c.after, undefined, undefined, { context: 3 }).replace(/^=+\n/, '')).join('');
 }
 
-/** Writes through a temporary file and a rename, so an interrupted fix never leaves half a manifest. */
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const temporary = `${file}.envproof-fix`;
-  await writeFile(temporary, text);
-  await rename(temporary, file);
-}
-
 /** Runs the editor's refresh on a sandboxed copy of the edited project and copies back what it rewrote. */
 async function refreshInSandbox(module: EcosystemModule, editor: ManifestEditor, projectDir: string, opts: AuditOptions): Promise<string[]> {
   if (!editor.refresh) return [];
@@ -58,7 +51,8 @@ async function refreshInSandbox(module: EcosystemModule, editor: ManifestEditor,
     try {
       const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, progress: opts.progress });
       const files = await editor.refresh(ctx);
-      for (const f of files) await copyFile(path.join(work.project, f), path.join(projectDir, f));
+      // The sandboxed refresh could have left a link where the lockfile was: read it as a file of the copy.
+      for (const f of files) await writeProjectFile(projectDir, f, await readProjectFile(work.project, f));
       return files;
     } finally {
       await sandbox.dispose();
@@ -84,7 +78,8 @@ export async function runFix(opts: FixOptions): Promise<FixResult> {
   const result: FixResult = { before, plan, outcome, diff: unifiedDiff(outcome.changes), refreshed: [] };
   if (opts.dryRun || outcome.changes.length === 0) return result;
 
-  for (const change of outcome.changes) await writeAtomically(path.join(projectDir, change.file), change.after);
+  // Through an exclusive temporary file and a rename: an interrupted fix never leaves half a manifest.
+  for (const change of outcome.changes) await writeProjectFile(projectDir, change.file, change.after);
   result.refreshed = await refreshInSandbox(module, editor, projectDir, opts.audit);
   opts.audit.progress('auditing again after the fix');
   result.after = await runAudit({ ...opts.audit, ecosystem: module.id, keep: false });

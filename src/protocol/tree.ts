@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readdir, readFile, readlink, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { skippedDirs } from '../ecosystems/index.js';
 import type { TreeEntry, TreeSnapshot } from '../store/types.js';
+import { makeProjectDir, writeProjectFile } from '../core/safe-write.js';
 
 export type { TreeEntry, TreeSnapshot };
 
@@ -43,11 +44,11 @@ export async function snapshotTree(root: string): Promise<TreeSnapshot> {
 export async function restoreTree(root: string, entries: readonly TreeEntry[], blob: (hash: string) => Buffer): Promise<void> {
   for (const name of await readdir(root)) await rm(path.join(root, name), { recursive: true, force: true });
   for (const e of entries) {
-    const target = path.join(root, e.path);
-    await mkdir(path.dirname(target), { recursive: true });
-    if (e.kind === 'symlink') await symlink(blob(e.blob).toString(), target);
+    // A stored path is data: no entry may lead the writes out of the tree through a link an earlier entry made.
+    if (e.kind === 'symlink') await symlink(blob(e.blob).toString(), path.join(await makeProjectDir(root, path.dirname(e.path)), path.basename(e.path)));
     else {
-      await writeFile(target, blob(e.blob));
+      await writeProjectFile(root, e.path, blob(e.blob));
+      const target = path.join(root, e.path);
       if (e.executable) await chmod(target, 0o755);
     }
   }

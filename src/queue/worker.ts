@@ -36,6 +36,8 @@ export interface RunningWorker {
   stop(): Promise<void>;
   /** Settles when the worker has stopped. */
   stopped: Promise<void>;
+  /** How many jobs are in progress. */
+  active(): number;
 }
 
 export function startWorker(opts: WorkerOptions): RunningWorker {
@@ -94,7 +96,17 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
 
   const processEvaluate = (data: EvaluateJob) => evaluateBackend({ ...data.options, progress: () => {} });
 
-  const processJob = (job: Job<QueueJob>, token?: string): Promise<JobResult> => {
+  let active = 0;
+  const processJob = async (job: Job<QueueJob>, token?: string): Promise<JobResult> => {
+    active++;
+    try {
+      return await processKind(job, token);
+    } finally {
+      active--;
+    }
+  };
+
+  const processKind = (job: Job<QueueJob>, token?: string): Promise<JobResult> => {
     const data = job.data;
     switch (data.kind) {
       case 'run':
@@ -135,6 +147,7 @@ export function startWorker(opts: WorkerOptions): RunningWorker {
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   return {
     stopped,
+    active: () => active,
     stop: async () => {
       if (stopping) return stopped;
       stopping = true;

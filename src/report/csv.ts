@@ -1,7 +1,8 @@
 /** CSV writer: one file per table of the report. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AggregateReport } from '../metrics/aggregate.js';
+import { writeOutputFile } from '../core/safe-write.js';
 import { allTables, type ReportTable } from './csv-tables.js';
 
 function csvCell(cell: string): string {
@@ -14,11 +15,13 @@ export function tableToCsv(table: ReportTable): string {
 }
 
 /** Writes `<dir>/<table>.csv` for every table; returns the paths written. */
-export function writeCsvTables(report: AggregateReport, dir: string): string[] {
-  mkdirSync(dir, { recursive: true });
-  return allTables(report).map((t) => {
+export async function writeCsvTables(report: AggregateReport, dir: string): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const written: string[] = [];
+  for (const t of allTables(report)) {
     const file = path.join(dir, `${t.name}.csv`);
-    writeFileSync(file, tableToCsv(t));
-    return file;
-  });
+    await writeOutputFile(file, tableToCsv(t));
+    written.push(file);
+  }
+  return written;
 }

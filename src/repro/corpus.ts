@@ -101,6 +101,8 @@ export type InstanceOptions = Omit<ReproOptions, 'dir' | 'command' | 'reference'
 
 export interface CorpusOptions extends InstanceOptions {
   corpus: string;
+  /** The corpus's lines, read and checked (readCorpus) before the store was opened. */
+  instances: readonly CorpusInstance[];
   store: ResultsStore;
 }
 
@@ -128,7 +130,7 @@ export async function checkInstances(instances: readonly CorpusInstance[], work:
 
 /** Runs every instance not yet done. All lines and all patches are checked first, so a bad one records nothing. */
 export async function runCorpus(opts: CorpusOptions): Promise<CorpusSummary> {
-  const instances = await readCorpus(opts.corpus);
+  const { instances } = opts;
   const name = corpusName(opts.corpus);
   const tables = opts.store.repro();
   const work = await mkdtemp(path.join(os.tmpdir(), 'envproof-corpus-'));

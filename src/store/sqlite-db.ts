@@ -3,12 +3,40 @@
  * synchronous; the store's interface is asynchronous (for PostgreSQL), so a transaction here holds a lock that the
  * store's other calls wait for: concurrent runs in one process never write inside another's transaction.
  */
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { EnvproofError, errorMessage } from '../core/errors.js';
 import type { Migration } from './schema.js';
 import { ddlFor, type Queryable, type SqlDatabase, type SqlValue } from './sql.js';
+
+/**
+ * SQLite's errors that say what is wrong with the file itself, as an error naming the file; any other unchanged.
+ * A file that is not a database, one with damaged pages and one that cannot be written are the user's to fix.
+ */
+function fileError(file: string, err: unknown): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string') return err;
+  if (code === 'SQLITE_NOTADB') return new EnvproofError(`${file} is not an envproof store (not a SQLite database)`, 'give the path of an envproof results store with --store');
+  if (code.startsWith('SQLITE_CORRUPT')) {
+    return new EnvproofError(`${file} is damaged (${errorMessage(err)})`, `run \`sqlite3 ${file} .recover\` to save what can still be read, into a new file`);
+  }
+  if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM') {
+    return new EnvproofError(`${file} is read-only (${errorMessage(err)})`, 'give a store envproof may write (--store), or make this one writable');
+  }
+  return err;
+}
+
+/** Whether the file and its directory (where SQLite puts the WAL file) can be written. */
+function writable(file: string): boolean {
+  try {
+    accessSync(file, constants.W_OK);
+    accessSync(path.dirname(path.resolve(file)), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export class SqliteDatabase implements SqlDatabase {
   readonly dialect = 'sqlite' as const;
@@ -22,9 +50,9 @@ export class SqliteDatabase implements SqlDatabase {
     private readonly db: Database.Database,
   ) {
     this.direct = {
-      all: async <T>(sql: string, params: readonly SqlValue[] = []) => this.allNow<T>(sql, params),
-      run: async (sql: string, params: readonly SqlValue[] = []) => void this.prepare(sql).run(...params),
-      exec: async (script: string) => void this.db.exec(script),
+      all: async <T>(sql: string, params: readonly SqlValue[] = []) => this.guard(() => this.allNow<T>(sql, params)),
+      run: async (sql: string, params: readonly SqlValue[] = []) => this.guard(() => void this.prepare(sql).run(...params)),
+      exec: async (script: string) => this.guard(() => void this.db.exec(script)),
     };
   }
 
@@ -33,16 +61,39 @@ export class SqliteDatabase implements SqlDatabase {
     try {
       if (!opts.mustExist) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
       const db = new Database(file, { readonly: opts.readonly, fileMustExist: opts.mustExist });
-      if (!opts.readonly) {
-        db.pragma('journal_mode = WAL');
-        db.pragma('foreign_keys = ON');
+      try {
+        if (!opts.readonly) {
+          db.pragma('journal_mode = WAL');
+          db.pragma('foreign_keys = ON');
+        }
+        // Reads the header: a file that is not a database is refused here, before any command uses it.
+        db.pragma('schema_version');
+      } catch (err) {
+        db.close();
+        throw err;
       }
       return new SqliteDatabase(file, db);
     } catch (err) {
+      const known = fileError(file, err);
+      if (known !== err) throw known;
+      // On a read-only file system SQLite cannot make the WAL file: it says only "unable to open database file".
+      // Reading needs it too: a WAL store is read through its -shm file, which SQLite must be able to create.
+      if (existsSync(file) && !writable(file)) {
+        if (opts.readonly) throw new EnvproofError(`${file} cannot be read where it is: its directory cannot be written (SQLite needs its -shm file beside it)`, 'copy the store to a writable directory and pass that copy with --store');
+        throw fileError(file, Object.assign(new Error('its file system or directory cannot be written'), { code: 'SQLITE_READONLY' }));
+      }
       throw new EnvproofError(
         `cannot open the results store ${file}: ${errorMessage(err)}`,
         opts.mustExist ? 'Import data first (envproof import envgap-csv <dir>) or pass --store <path>.' : undefined,
       );
+    }
+  }
+
+  private guard<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (err) {
+      throw fileError(this.location, err);
     }
   }
 
@@ -66,17 +117,17 @@ export class SqliteDatabase implements SqlDatabase {
 
   async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     await this.idle();
-    return this.allNow<T>(sql, params);
+    return this.guard(() => this.allNow<T>(sql, params));
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<void> {
     await this.idle();
-    this.prepare(sql).run(...params);
+    this.guard(() => this.prepare(sql).run(...params));
   }
 
   async exec(script: string): Promise<void> {
     await this.idle();
-    this.db.exec(script);
+    this.guard(() => this.db.exec(script));
   }
 
   async transaction<T>(work: (q: Queryable) => Promise<T>): Promise<T> {
@@ -90,7 +141,7 @@ export class SqliteDatabase implements SqlDatabase {
       return value;
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      throw err;
+      throw fileError(this.location, err);
     } finally {
       this.busy = undefined;
       release();
@@ -99,7 +150,7 @@ export class SqliteDatabase implements SqlDatabase {
 
   async schemaVersion(): Promise<number> {
     await this.idle();
-    return this.db.pragma('user_version', { simple: true }) as number;
+    return this.guard(() => this.db.pragma('user_version', { simple: true }) as number);
   }
 
   async hasTables(): Promise<boolean> {
@@ -111,13 +162,13 @@ export class SqliteDatabase implements SqlDatabase {
     // Migrations may rebuild tables: with foreign keys on, dropping the old `runs` would delete every attempt.
     this.db.pragma('foreign_keys = OFF');
     try {
-      this.db.transaction(() => {
+      this.guard(() => this.db.transaction(() => {
         for (const m of steps(this.db.pragma('user_version', { simple: true }) as number)) this.db.exec(ddlFor('sqlite', m));
         if ((this.db.pragma('foreign_key_check') as unknown[]).length > 0) {
           throw new EnvproofError(`${this.location}: migrating the store broke its references; it was left unchanged`);
         }
         this.db.pragma(`user_version = ${target}`);
-      }).immediate();
+      }).immediate());
     } finally {
       this.db.pragma('foreign_keys = ON');
     }

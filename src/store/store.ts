@@ -222,7 +222,7 @@ export class ResultsStore {
     }
     if (version === SCHEMA_VERSION) return;
     if (readonly) {
-      throw new EnvproofError(`${db.location} has the older store schema version ${version}`, 'Open it once for writing (envproof report or envproof import migrate it in place).');
+      throw new EnvproofError(`${db.location} has the older store schema version ${version}`, 'Reading commands never change a store: a command that writes to it (envproof import, envproof run) migrates it in place.');
     }
     await db.migrate(SCHEMA_VERSION, (from) => MIGRATIONS.filter((m) => m.version > from));
   }

@@ -4,12 +4,12 @@
  * `ENGINE`), the dependency manifests, and connection URLs in configuration files. Lock files and test code
  * are not evidence. In a Django settings module only the last `DATABASES` assignment counts.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pep503 } from '../core/names.js';
 import type { SourceFacts } from './facts-types.js';
 import { isTestFile } from './project-files.js';
 import type { Database, Evidence, VerifierResult, VerifyInput } from './types.js';
+import { readProjectFile } from '../core/safe-read.js';
 
 export const DATABASE_RULES = 'database/1';
 
@@ -92,7 +92,7 @@ async function manifestEvidence(root: string, all: readonly string[]): Promise<F
     if (base === 'package.json' && !rel.includes('node_modules/')) {
       let pkg: { dependencies?: Record<string, string> };
       try {
-        pkg = JSON.parse(await readFile(path.join(root, rel), 'utf8')) as typeof pkg;
+        pkg = JSON.parse(await readProjectFile(root, rel, 'utf8')) as typeof pkg;
       } catch {
         continue;
       }
@@ -100,7 +100,7 @@ async function manifestEvidence(root: string, all: readonly string[]): Promise<F
         for (const e of engines) if (PACKAGES[e].includes(name)) out.push({ engine: e, file: rel, line: 0, message: `${LABEL[e]}: dependency ${name}` });
       }
     } else if (/^requirements[^/]*\.(txt|in)$/.test(base) || base === 'pyproject.toml') {
-      const lines = (await readFile(path.join(root, rel), 'utf8')).split('\n');
+      const lines = (await readProjectFile(root, rel, 'utf8')).split('\n');
       lines.forEach((text, i) => {
         const m = /^\s*["']?([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(text.replace(/#.*/, ''));
         if (!m) return;
@@ -108,7 +108,7 @@ async function manifestEvidence(root: string, all: readonly string[]): Promise<F
         for (const e of engines) if (PACKAGES[e].includes(name)) out.push({ engine: e, file: rel, line: i + 1, message: `${LABEL[e]}: dependency ${m[1]}` });
       });
     } else if (CONFIG_FILE.test(rel) && base !== 'package.json' && base !== 'tsconfig.json') {
-      const lines = (await readFile(path.join(root, rel), 'utf8').catch(() => '')).split('\n');
+      const lines = (await readProjectFile(root, rel, 'utf8').catch(() => '')).split('\n');
       lines.forEach((text, i) => {
         if (/^\s*(#|\/\/)/.test(text)) return;
         for (const e of engines) if (URL[e].test(text)) out.push({ engine: e, file: rel, line: i + 1, message: `${LABEL[e]}: connection string in configuration` });

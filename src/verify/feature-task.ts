@@ -12,11 +12,13 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Ajv } from 'ajv';
+import { describeConfigErrors } from '../config/config.js';
 import { EnvproofError } from '../core/errors.js';
 import { runProcess, tail } from '../core/process.js';
 import { evaluateBackend, type Evaluation } from './evaluate.js';
 import type { ServingOptions } from './serve.js';
-import { DATABASES, type Database } from './types.js';
+import type { Database } from './types.js';
 
 export interface FeatureTask {
   id: string;
@@ -37,48 +39,35 @@ export interface FeatureTask {
 const DEFAULT_PORTS = { python: 8080, javascript: 3000 } as const;
 const GIT_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', HOME: os.tmpdir() };
 
-function invalid(file: string, problem: string): never {
-  throw new EnvproofError(`invalid feature task ${file}: ${problem}`, 'see docs/backend.md for the task format');
-}
+const TASK_SCHEMA_PATH = new URL('../../schema/feature-task.schema.json', import.meta.url);
+let validator: ReturnType<Ajv['compile']> | undefined;
 
-export async function loadFeatureTask(file: string): Promise<FeatureTask> {
-  let doc: Record<string, unknown>;
+/** The task file's document, checked against schema/feature-task.schema.json: every problem named by its key. */
+async function readTaskDocument(file: string): Promise<TaskDocument> {
+  let doc: unknown;
   try {
-    doc = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    doc = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
     throw new EnvproofError(`cannot read the feature task ${file}: ${(err as Error).message}`);
   }
-  const text = (key: string) => {
-    const v = doc[key];
-    if (typeof v !== 'string' || !v.trim()) invalid(file, `"${key}" must be a non-empty string`);
-    return v;
-  };
-  const language = text('language');
-  if (language !== 'python' && language !== 'javascript') invalid(file, '"language" must be python or javascript');
-  const repo = doc.repository as { path?: unknown; commit?: unknown } | undefined;
-  if (typeof repo?.path !== 'string' || typeof repo.commit !== 'string' || !/^[0-9a-f]{7,40}$/.test(repo.commit)) {
-    invalid(file, '"repository" must be { "path": "<git repository>", "commit": "<sha>" }');
+  validator ??= new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(await readFile(TASK_SCHEMA_PATH, 'utf8')) as object);
+  if (!validator(doc)) {
+    const problems = describeConfigErrors(validator.errors ?? [], 'the task');
+    throw new EnvproofError(`invalid feature task ${file}: ${problems.join('; ')}`, 'see docs/backend.md for the task format (schema/feature-task.schema.json)');
   }
-  const removed = doc.removed as { lines?: unknown; files?: unknown } | undefined;
-  if (!Number.isInteger(removed?.lines) || !Number.isInteger(removed?.files)) invalid(file, '"removed" must be { "lines": <n>, "files": <n> }');
-  const database = doc.database;
-  if (database !== undefined && !DATABASES.includes(database as Database)) invalid(file, `"database" must be one of ${DATABASES.join(', ')}`);
-  const setup = doc.setup ?? [];
-  if (!Array.isArray(setup) || setup.some((c) => typeof c !== 'string')) invalid(file, '"setup" must be a list of commands');
+  return doc as TaskDocument;
+}
+
+type TaskDocument = Omit<FeatureTask, 'setup'> & { setup?: string[] };
+
+export async function loadFeatureTask(file: string): Promise<FeatureTask> {
+  const doc = await readTaskDocument(file);
   const base = path.dirname(path.resolve(file));
   return {
-    id: text('id'),
-    title: text('title'),
-    language,
-    framework: text('framework'),
-    ...(database ? { database: database as Database } : {}),
-    ...(typeof doc.port === 'number' ? { port: doc.port } : {}),
-    repository: { path: path.resolve(base, repo!.path as string), commit: repo!.commit as string },
-    removalPatch: path.resolve(base, text('removalPatch')),
-    setup: setup as string[],
-    ...(typeof doc.run === 'string' ? { run: doc.run } : {}),
-    removed: { lines: removed!.lines as number, files: removed!.files as number },
-    ...(typeof doc.instruction === 'string' ? { instruction: doc.instruction } : {}),
+    ...doc,
+    repository: { path: path.resolve(base, doc.repository.path), commit: doc.repository.commit },
+    removalPatch: path.resolve(base, doc.removalPatch),
+    setup: doc.setup ?? [],
   };
 }
 
@@ -91,10 +80,15 @@ async function git(args: string[], cwd: string, what: string): Promise<string> {
 /** The repository at the task's commit with the removal patch applied, in a new directory: what the agent starts from. */
 export async function strippedCheckout(task: FeatureTask, into?: string): Promise<string> {
   const dir = into ?? (await mkdtemp(path.join(os.tmpdir(), `envproof-feature-${task.id}-`)));
-  await git(['clone', '--quiet', '--no-hardlinks', task.repository.path, dir], os.tmpdir(), `cloning ${task.repository.path}`);
-  await git(['checkout', '--quiet', '--detach', task.repository.commit], dir, `checking out ${task.repository.commit}`);
-  await git(['apply', '--whitespace=nowarn', task.removalPatch], dir, `applying the removal patch ${task.removalPatch}`);
-  return dir;
+  try {
+    await git(['clone', '--quiet', '--no-hardlinks', task.repository.path, dir], os.tmpdir(), `cloning ${task.repository.path}`);
+    await git(['checkout', '--quiet', '--detach', task.repository.commit], dir, `checking out ${task.repository.commit}`);
+    await git(['apply', '--whitespace=nowarn', task.removalPatch], dir, `applying the removal patch ${task.removalPatch}`);
+    return dir;
+  } catch (err) {
+    if (!into) await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 /**

@@ -6,11 +6,11 @@
  *   and no raw SQL statement handed to any call (a driver's `execute`, `sequelize.query`, SQLAlchemy's
  *   `text`), no driver connection opened beside it. `SELECT 1` (a liveness check) is not data access.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SourceFacts } from './facts-types.js';
 import { isTestFile } from './project-files.js';
 import type { Evidence, Orm, Verdict, VerifierResult, VerifyInput } from './types.js';
+import { readProjectFile } from '../core/safe-read.js';
 
 export const ORM_PAPER_RULES = 'orm/paper-1';
 export const ORM_STRICT_RULES = 'orm/strict-1';
@@ -110,7 +110,7 @@ function strictVerdict(orm: OrmFacts, sources: readonly SourceFacts[], paper: Ve
 async function dependencyMentions(root: string, all: readonly string[], orm: OrmFacts): Promise<Evidence[]> {
   const out: Evidence[] = [];
   for (const rel of all.filter((f) => orm.dependencyFiles.test(f))) {
-    const lines = (await readFile(path.join(root, rel), 'utf8')).split('\n');
+    const lines = (await readProjectFile(root, rel, 'utf8')).split('\n');
     lines.forEach((text, i) => {
       if (orm.mention.test(text)) out.push({ file: rel, line: i + 1, message: `${orm.label} in ${path.posix.basename(rel)}` });
     });

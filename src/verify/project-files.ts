@@ -1,8 +1,9 @@
 /** The files of a project the verifiers read: sources, dependency manifests and configuration, without what installs create. */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { SourceFacts } from './facts-types.js';
 import { pythonFacts } from './python-facts.js';
+import { readProjectFile } from '../core/safe-read.js';
 
 /** Directories an install, a build or a tool creates: never the project's own code. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git', '__pycache__', '.venv', 'venv', 'site-packages', 'dist', 'build', 'coverage', '.next', '.pytest_cache', '.mypy_cache', '.tox']);
@@ -66,6 +67,6 @@ export async function parseSources(files: ProjectFiles): Promise<SourceFacts[]> 
   // The TypeScript compiler is large: loaded only when there is something to parse.
   const { jsFacts } = files.javascript.length ? await import('./js-facts.js') : { jsFacts: undefined };
   const js: SourceFacts[] = [];
-  for (const f of files.javascript) js.push(jsFacts!(f, await readFile(path.join(files.root, f), 'utf8')));
+  for (const f of files.javascript) js.push(jsFacts!(f, await readProjectFile(files.root, f, 'utf8')));
   return [...py, ...js].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }

@@ -26,7 +26,10 @@ describe('envproof repro --corpus', () => {
     let r = runCli(['repro', '--corpus', missing, '--store', store, '-q']);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /missing\.jsonl:2: missing field "commit"/);
-    assert.equal(existsSync(store) ? (await instancesOf(store)).length : 0, 0);
+    assert.equal(existsSync(store), false, 'the input is checked before the store is opened: no store is created');
+    r = runCli(['repro', '--corpus', path.join(c.dir, 'no-such.jsonl'), '--store', store, '-q']);
+    assert.equal(r.status, 2);
+    assert.equal(existsSync(store), false);
     const badPatch = path.join(c.dir, 'bad-patch.jsonl');
     writeFileSync(badPatch, `${line({ id: 'a', repo: 'repo', commit: c.commit, patch: 'rename.patch' })}\n${line({ id: 'b', repo: 'repo', commit: c.commit, patch: 'broken.patch' })}\n`);
     r = runCli(['repro', '--corpus', badPatch, '--store', store, '-q']);

@@ -129,7 +129,7 @@ describe('results store', () => {
     assert.equal(report.inflation.find((x) => x.agent === 'scripted')?.mean, 2);
   });
 
-  it('migrates a version 1 store when report opens it; a read-only open says how to migrate', async () => {
+  it('report never migrates a version 1 store (it says how); a command that writes migrates it', async () => {
     const old = path.join(dir, 'v1.db');
     const db = new Database(old);
     db.exec(SCHEMA_V1);
@@ -140,6 +140,13 @@ describe('results store', () => {
     ).run();
     db.close();
     await assert.rejects(ResultsStore.open(old, { readonly: true }), /older store schema version 1/);
+    const refused = runCli(['report', '--store', old, '--format', 'json']);
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.match(refused.stderr, /older store schema version 1[\s\S]*envproof import, envproof run\) migrates it/);
+    const unchanged = new Database(old, { readonly: true });
+    assert.equal(unchanged.pragma('user_version', { simple: true }), 1);
+    unchanged.close();
+    await (await ResultsStore.open(old)).close();
     const r = runCli(['report', '--store', old, '--format', 'json']);
     assert.equal(r.status, 0, r.stderr);
     const report = JSON.parse(r.stdout) as AggregateReport;

@@ -69,5 +69,5 @@ test('a feature-removal task: the stripped server fails exactly the comment asse
   writeFileSync(bad, JSON.stringify({ id: 'x', title: 'x', language: 'python', framework: 'flask', repository: { path: repo, commit: 'not-a-sha' }, removalPatch: 'comments.patch', removed: { lines: 1, files: 1 } }));
   const invalid = runCli(['evaluate-feature', bad, '--spec', SPEC]);
   assert.equal(invalid.status, 2);
-  assert.match(invalid.stderr, /invalid feature task .*"repository" must be/);
+  assert.match(invalid.stderr, /invalid feature task .*"repository\.commit" must match pattern/);
 });

@@ -2,9 +2,10 @@
  * Reads the CMake File API codemodel (requested before configure with `.cmake/api/v1/query/codemodel-v2`):
  * the project's targets, their artifacts and the files on their link lines.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 export interface CodemodelTarget {
   name: string;
@@ -43,8 +44,9 @@ interface TargetJson {
   link?: { commandFragments?: { fragment: string; role: string }[] };
 }
 
-async function readJson<T>(file: string): Promise<T> {
-  return JSON.parse(await readFile(file, 'utf8')) as T;
+/** A reply file, named by the reply itself: it must stay in the reply directory (CMake ran with the project's code). */
+async function readJson<T>(replyDir: string, file: string): Promise<T> {
+  return JSON.parse(await readProjectFile(replyDir, file, 'utf8')) as T;
 }
 
 /** `hostBuildDir` is where envproof reads the reply; `insideBuildDir` is the build directory as the program sees it. */
@@ -53,14 +55,14 @@ export async function readCodemodel(hostBuildDir: string, insideBuildDir: string
   const indexes = (await readdir(replyDir).catch(() => [] as string[])).filter((f) => f.startsWith('index-')).sort();
   const latest = indexes.at(-1);
   if (!latest) throw new EnvproofError('CMake wrote no File API reply', 'CMake 3.14 or newer is needed to find the built program; pass --run');
-  const index = await readJson<ReplyIndex>(path.join(replyDir, latest));
+  const index = await readJson<ReplyIndex>(replyDir, latest);
   const codemodelFile = index.reply?.['codemodel-v2']?.jsonFile;
   if (!codemodelFile) throw new EnvproofError('the CMake File API reply has no codemodel', 'pass the command to trace with --run');
-  const codemodel = await readJson<CodemodelJson>(path.join(replyDir, codemodelFile));
+  const codemodel = await readJson<CodemodelJson>(replyDir, codemodelFile);
   const config = codemodel.configurations[0];
   const targets: CodemodelTarget[] = [];
   for (const t of config?.targets ?? []) {
-    const json = await readJson<TargetJson>(path.join(replyDir, t.jsonFile));
+    const json = await readJson<TargetJson>(replyDir, t.jsonFile);
     const dir = config?.directories[t.directoryIndex] ?? { source: '.', build: '.' };
     targets.push({
       name: json.name,

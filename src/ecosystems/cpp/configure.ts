@@ -17,7 +17,8 @@ import { cmakeName } from './names.js';
 import { isBuildTool } from './build-tools.js';
 import { debianPackageFor } from './debian-packages.js';
 import { parseProviderLog, PROVIDER_SCRIPT, type FindPackageRecord, type ProviderLog, type TargetRecord } from './provider.js';
-import { isDirectory, readIfExists } from '../../core/fs.js';
+import { isDirectory } from '../../core/fs.js';
+import { readProjectFileIfExists } from '../../core/safe-read.js';
 
 /** What configure learnt, for the build, the run and attribution. */
 export interface CmakeInstallDetails {
@@ -181,12 +182,12 @@ export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult<C
   ];
   ctx.progress('cmake configure');
   const r = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
-  const log = parseProviderLog((await readIfExists(ctx.hostPath(logFile))) ?? '');
+  const log = parseProviderLog((await readProjectFileIfExists(ctx.host.envDir, ctx.hostPath(logFile))) ?? '');
   if (r.spawnError) throw new EnvproofError(`could not run cmake: ${r.spawnError}`, 'install CMake (Debian package cmake)');
   if (r.timedOut) throw new StepFailedError('configure', 'other', 'CMake configure timed out', tail(r.stdout + r.stderr));
   if (r.exitCode !== 0) throw configureFailure(`${r.stdout}\n${r.stderr}`, log);
 
-  const cache = parseCmakeCache((await readIfExists(path.join(ctx.hostPath(buildDir), 'CMakeCache.txt'))) ?? '');
+  const cache = parseCmakeCache((await readProjectFileIfExists(ctx.host.envDir, path.join(ctx.hostPath(buildDir), 'CMakeCache.txt'))) ?? '');
   const { declarations } = await readCmakeProject(ctx.host.projectDir);
   const fetched = await fetchedContent(ctx, log, buildDir, declarations);
   const pkgConfig = pkgConfigModules(declarations, cache);

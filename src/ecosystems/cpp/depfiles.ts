@@ -3,9 +3,10 @@
  * dependency output (`-MD`, which CMake's Makefile generator asks GCC/Clang for: `<object>.d` beside
  * each object), plus the files on the project's link lines (static archives and link-time libraries).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Codemodel } from './codemodel.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 /** Prerequisites of a Makefile-syntax dependency file; relative paths are resolved against `baseDir`. */
 export function parseDepfile(text: string, baseDir: string): string[] {
@@ -78,7 +79,7 @@ export async function buildTimeFiles(hostBuildDir: string, insideBuildDir: strin
     for (const file of depfiles) {
       const target = targetOfDepfile(file);
       if (!target || !ownNames.has(target)) continue;
-      for (const f of parseDepfile(await readFile(file, 'utf8'), base)) add(f, target);
+      for (const f of parseDepfile(await readProjectFile(hostBuildDir, file, 'utf8'), base)) add(f, target);
     }
   }
   for (const t of own) {

@@ -3,7 +3,6 @@
  * add_subdirectory()/include() arguments. Declared names are the CMake names as written, normalised
  * (see names.ts); `id` carries the declaration in canonical form.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
 import { uniqueDependencies } from '../../core/names.js';
@@ -14,6 +13,7 @@ import { isBuildTool } from './build-tools.js';
 import { cmakeName } from './names.js';
 import type { Variables } from './variables.js';
 import { isFile } from '../../core/fs.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 export const CMAKE_MANIFEST = 'CMakeLists.txt';
 
@@ -49,7 +49,7 @@ export async function readCmakeProject(projectDir: string): Promise<CmakeProject
     const shown = path.relative(root, file) || CMAKE_MANIFEST;
     visiting.add(file);
     result.files.push(shown);
-    const found = declarationsOf(parseCmake(await readFile(file, 'utf8'), shown), shown, vars);
+    const found = declarationsOf(parseCmake(await readProjectFile(root, file, 'utf8'), shown), shown, vars);
     result.declarations.push(...found.declarations);
     result.linkItems.push(...found.linkItems);
     result.skipped.push(...found.skipped);

@@ -4,10 +4,11 @@
  * package's location is the `#include` directive of the project's sources that names one of its headers, when one
  * does (a header reached only through another header has none).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { StaticImports } from '../outputs.js';
 import type { AttributionResult, AuditContext } from '../types.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 const SOURCE = /\.(c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|ipp|inl|tcc)$/i;
 const INCLUDE = /^\s*#\s*include\s*[<"]([^>"]+)[>"]/;
@@ -26,7 +27,7 @@ async function sources(dir: string, rel = ''): Promise<string[]> {
 export async function includeDirectives(projectDir: string): Promise<{ site: string; header: string }[]> {
   const out: { site: string; header: string }[] = [];
   for (const file of await sources(projectDir)) {
-    (await readFile(path.join(projectDir, file), 'utf8')).split('\n').forEach((line, i) => {
+    (await readProjectFile(projectDir, file, 'utf8')).split('\n').forEach((line, i) => {
       const m = INCLUDE.exec(line);
       if (m) out.push({ site: `${file}:${i + 1}`, header: m[1]! });
     });

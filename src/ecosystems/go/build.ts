@@ -3,7 +3,7 @@
  * audit's bin directory, and the entry point it gives. With -mod=mod the build may still add a requirement (an
  * import no required module provides): D2 is listed again then, so it holds what the build used.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { NoEntryPointError } from '../../core/errors.js';
 import type { AuditContext, InstallResult, RunChoice } from '../types.js';
@@ -11,6 +11,7 @@ import { goDirs, goEnv } from './go-env.js';
 import { goExec, goFailure } from './go-command.js';
 import { buildList, goDetails } from './install.js';
 import { readGoMod } from './declared.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -24,7 +25,7 @@ export function packageName(source: string): string | undefined {
 /** Whether a directory (on the host) holds a main package. */
 async function isMainPackage(dir: string): Promise<boolean> {
   const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.go') && !f.endsWith('_test.go'));
-  for (const f of files) if (packageName(await readFile(path.join(dir, f), 'utf8').catch(() => '')) === 'main') return true;
+  for (const f of files) if (packageName(await readProjectFile(dir, f, 'utf8').catch(() => '')) === 'main') return true;
   return false;
 }
 
@@ -71,7 +72,7 @@ export async function goBuild(ctx: AuditContext, install: InstallResult): Promis
   // The build downloads the modules its packages need (and, with -mod=mod, any it has to add).
   const r = await goExec(ctx, args, true);
   if (r.exitCode !== 0 || r.timedOut) throw await goFailure('build', args, r, ctx.timeoutMs);
-  const goMod = await readFile(path.join(hostDir, 'go.mod'), 'utf8');
+  const goMod = await readProjectFile(hostDir, 'go.mod', 'utf8');
   if (goMod !== details.goMod) {
     const listed = await buildList(ctx);
     install.installed = listed.installed;

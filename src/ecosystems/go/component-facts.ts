@@ -5,8 +5,6 @@
  * file hashes (gosum.ts), so they are carried as properties, not as CycloneDX hashes (docs/sbom.md). A shared
  * library a cgo program loaded is named by its Debian package (`pkg:deb/debian/…`), as for C++.
  */
-import path from 'node:path';
-import { readIfExists } from '../../core/fs.js';
 import type { Dependency } from '../../core/types.js';
 import { debianPurl } from '../cpp/dpkg.js';
 import { componentKey, type ComponentFact, type ComponentFacts, type PurlParts } from '../outputs.js';
@@ -15,6 +13,7 @@ import { moduleGraph, type ModuleGraph } from './graph.js';
 import { GO_SUM, readGoSum, type ModuleSums } from './gosum.js';
 import { listModules } from './install.js';
 import { moduleDependency, type GoModule } from './modules.js';
+import { readProjectFileIfExists } from '../../core/safe-read.js';
 
 /** `github.com/google/uuid` → namespace `github.com/google`, name `uuid` (the module path's case is kept: it is significant). */
 export function golangPurl(modulePath: string, version: string | undefined): PurlParts {
@@ -78,6 +77,6 @@ export function moduleFacts(
 }
 
 export async function goComponentFacts(ctx: AuditContext, install: InstallResult, attribution: AttributionResult): Promise<ComponentFacts> {
-  const [modules, graph, sumText] = await Promise.all([listModules(ctx), moduleGraph(ctx), readIfExists(path.join(ctx.host.projectDir, GO_SUM))]);
+  const [modules, graph, sumText] = await Promise.all([listModules(ctx), moduleGraph(ctx), readProjectFileIfExists(ctx.host.projectDir, GO_SUM)]);
   return moduleFacts(install.installed, modules, graph, sumText, attribution.alternatives?.sharedLibraries);
 }

@@ -5,11 +5,11 @@
  * (`local-path`) and named among the project's own packages, so no layer counts it.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
 import type { DeclaredResult, Dependency, SkippedEntry } from '../../core/types.js';
 import { MODULE_VERSION, parseGoMod, type GoMod, type Replacement, type Requirement } from './gomod.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 export const GO_MANIFEST = 'go.mod';
 
@@ -21,7 +21,8 @@ export function replacementOf(mod: GoMod, modulePath: string, version?: string):
 
 export async function readGoMod(projectDir: string): Promise<GoMod> {
   const file = path.join(projectDir, GO_MANIFEST);
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+  const text = await readProjectFile(projectDir, file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err instanceof EnvproofError) throw err;
     throw new EnvproofError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, 'a Go module has go.mod at its top (`go mod init <module path>` writes one)');
   });
   return parseGoMod(text, GO_MANIFEST);

@@ -3,14 +3,13 @@
  * the modules go.mod requires (it fails for a module or version the proxy does not have); `go list -m -json all`
  * then prints the build list minimal version selection chose, the main module first.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
 import type { AuditContext, InstallResult } from '../types.js';
 import { goExec, goFailure } from './go-command.js';
 import { seedBuildCache } from './std-cache.js';
 import { isDirectoryReplaced, isModule, moduleDependency, parseJsonStream, type GoModule } from './modules.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 const DOWNLOAD = ['mod', 'download'];
 const LIST = ['list', '-m', '-json', 'all'];
@@ -58,7 +57,7 @@ export async function goInstall(ctx: AuditContext): Promise<InstallResult> {
   const download = await goExec(ctx, DOWNLOAD, true);
   if (download.exitCode !== 0 || download.timedOut) throw await goFailure('install', DOWNLOAD, download, ctx.timeoutMs);
   const { installed, own } = await buildList(ctx);
-  const details: GoInstallDetails = { goMod: await readFile(path.join(ctx.host.projectDir, 'go.mod'), 'utf8'), binaries: [] };
+  const details: GoInstallDetails = { goMod: await readProjectFile(ctx.host.projectDir, 'go.mod', 'utf8'), binaries: [] };
   return {
     installed,
     own,

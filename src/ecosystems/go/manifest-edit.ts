@@ -8,7 +8,8 @@
  * command brings go.sum up to date (refresh).
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readProjectFile } from '../../core/safe-read.js';
+import { writeProjectFile } from '../../core/safe-write.js';
 import path from 'node:path';
 import { StepFailedError } from '../../core/errors.js';
 import { tail } from '../../core/process.js';
@@ -162,7 +163,7 @@ export const goManifestEditor: ManifestEditor = {
     const args = ['list', '-e', '-deps', '-test', './...'];
     const r = await goExec(ctx, args, true);
     if (r.exitCode !== 0 || r.timedOut) throw new StepFailedError('install', 'other', `go ${args.join(' ')} failed after the fix`, tail(`${r.stdout}\n${r.stderr}`));
-    await writeFile(sumFile, pruneGoSum(await readFile(sumFile, 'utf8'), graph.nodes));
+    await writeProjectFile(ctx.host.projectDir, GO_SUM, pruneGoSum(await readProjectFile(ctx.host.projectDir, GO_SUM, 'utf8'), graph.nodes));
     return [GO_SUM];
   },
 };

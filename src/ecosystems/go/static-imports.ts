@@ -4,12 +4,13 @@
  * of go.mod whose path is its longest prefix, as the go command resolves it. The standard library and the
  * project's own modules own none. Directories the go command ignores (vendor, testdata, `.x`, `_x`) are skipped.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { StaticImports } from '../outputs.js';
 import { lineNumber } from '../text-edits.js';
 import type { AuditContext, InstallResult } from '../types.js';
 import { readGoMod } from './declared.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 /** The text with comments blanked (line breaks kept, so offsets and lines stay), strings and runes left as they are. */
 function withoutComments(text: string): string {
@@ -88,7 +89,7 @@ export async function scanGoImports(projectDir: string, modules: readonly string
   const imports: Record<string, string[]> = {};
   const known = [...new Set([...modules, ...own])];
   for (const file of await goFiles(projectDir)) {
-    const text = await readFile(path.join(projectDir, file), 'utf8');
+    const text = await readProjectFile(projectDir, file, 'utf8');
     for (const imp of goImports(text)) {
       const module = owningModule(imp.path, known);
       if (module && !own.has(module)) (imports[module] ??= []).push(`${file}:${lineNumber(text, imp.offset)}`);

@@ -1,5 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { readProjectFile } from '../../core/safe-read.js';
 
 /**
  * JVM options of a traced run: one class-load log per process (%p = pid) in `dir`, never rotated; and no
@@ -52,6 +53,6 @@ export async function readClassLoadLogs(hostDir: string): Promise<Map<string, st
   const logs = (await readdir(hostDir).catch(() => [] as string[])).filter((n) => n.endsWith('.log'));
   if (logs.length === 0) return null;
   const byJar = new Map<string, string[]>();
-  for (const log of logs.sort()) classesByJar(await readFile(path.join(hostDir, log), 'utf8'), byJar);
+  for (const log of logs.sort()) classesByJar(await readProjectFile(hostDir, log, 'utf8'), byJar);
   return byJar;
 }

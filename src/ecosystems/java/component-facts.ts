@@ -3,7 +3,6 @@
  * file it downloaded with the artifact from the repository), and the dependency graph of `dependency:tree`
  * (offline, after the install resolved everything).
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { componentKey, type ComponentFact, type ComponentFacts } from '../outputs.js';
 import type { AuditContext, InstallResult } from '../types.js';
@@ -11,6 +10,7 @@ import type { ListedArtifact } from './dependency-list.js';
 import { javaLayout } from './layout.js';
 import type { MavenInstallDetails } from './index.js';
 import { DEPENDENCY_PLUGIN, runMaven } from './maven.js';
+import { readProjectFileIfExists } from '../../core/safe-read.js';
 
 /** Where an artifact lies in a Maven repository, relative to its root. */
 export function repositoryPath(a: ListedArtifact): string {
@@ -69,7 +69,7 @@ async function dependencyTree(ctx: AuditContext): Promise<ReturnType<typeof pars
   const r = await runMaven(ctx, { goals: [`${DEPENDENCY_PLUGIN}:tree`], properties: { outputType: 'tgf', outputFile: file }, offline: true }, false);
   const host = ctx.sandbox.toHost(file);
   if (r.exitCode !== 0 || !host) return undefined;
-  return parseTgf(await readFile(host, 'utf8').catch(() => ''));
+  return parseTgf((await readProjectFileIfExists(ctx.host.envDir, host)) ?? '');
 }
 
 export async function mavenComponentFacts(ctx: AuditContext, install: InstallResult<MavenInstallDetails>): Promise<ComponentFacts> {

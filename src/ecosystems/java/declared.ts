@@ -1,4 +1,4 @@
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError } from '../../core/errors.js';
 import type { DeclaredResult, Dependency } from '../../core/types.js';
@@ -14,6 +14,7 @@ import {
   type RawDependency,
 } from './pom-model.js';
 import { element, elementsAt, parsePomXml, text, type XmlElement } from './pom-xml.js';
+import { readProjectFileIfExists } from '../../core/safe-read.js';
 
 /** Scopes on the runtime classpath: these are D1. test, provided and system are reported apart. */
 const D1_SCOPES = new Set(['compile', 'runtime']);
@@ -128,7 +129,8 @@ async function ownArtifacts(model: PomModel, notes: string[]): Promise<string[]>
       let moduleFile = path.resolve(path.dirname(file), module.trim());
       if (!moduleFile.endsWith('.xml')) moduleFile = path.join(moduleFile, 'pom.xml');
       if (!moduleFile.startsWith(path.dirname(model.pom.file) + path.sep)) continue; // outside the project: not audited
-      const child = await readFile(moduleFile, 'utf8').then((xml) => parsePomXml(xml, moduleFile)).catch(() => undefined);
+      const xml = await readProjectFileIfExists(path.dirname(model.pom.file), moduleFile);
+      const child = xml === undefined ? undefined : await Promise.resolve().then(() => parsePomXml(xml, moduleFile)).catch(() => undefined);
       if (child) await visit(child, moduleFile, depth + 1);
       else notes.push(`${path.relative(path.dirname(model.pom.file), moduleFile)}: module "${module}" has no readable pom.xml`);
     }

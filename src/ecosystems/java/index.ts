@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { sandboxHome } from '../../sandbox/paths.js';
 import { NoEntryPointError } from '../../core/errors.js';
@@ -15,6 +15,7 @@ import { mavenComponentFacts } from './component-facts.js';
 import { mavenManifestEditor } from './manifest-edit.js';
 import { javaStaticImports } from './static-imports.js';
 import { javaFacts } from './facts.js';
+import { readProjectFile, readProjectFileIfExists } from '../../core/safe-read.js';
 
 export { JAVA_ATTRIBUTIONS, javaTracedLayer, type JavaAttribution } from './attribute.js';
 
@@ -26,14 +27,14 @@ async function runOrFail(ctx: AuditContext, step: 'install' | 'build', call: Mav
 }
 
 async function readClasspath(ctx: AuditContext): Promise<string[]> {
-  const text = await readFile(ctx.hostPath(javaLayout(ctx).classpathFile), 'utf8').catch(() => '');
+  const text = (await readProjectFileIfExists(ctx.host.envDir, ctx.hostPath(javaLayout(ctx).classpathFile))) ?? '';
   return text.trim().split(':').filter(Boolean);
 }
 
 /** A reactor (`<modules>`): its modules can depend on each other, which Maven resolves only once they are compiled. */
 async function isReactor(ctx: AuditContext): Promise<boolean> {
   const file = path.join(ctx.host.projectDir, 'pom.xml');
-  const project = parsePomXml(await readFile(file, 'utf8'), file);
+  const project = parsePomXml(await readProjectFile(ctx.host.projectDir, file, 'utf8'), file);
   return (element(project, 'modules')?.module ?? []).length > 0;
 }
 
@@ -75,7 +76,7 @@ export const javaEcosystem: EcosystemModule<MavenInstallDetails> = {
       updateFailures: true,
     };
     await runOrFail(ctx, 'install', list, true, commands);
-    const artifacts = parseDependencyList(await readFile(ctx.hostPath(layout.dependencyList), 'utf8'));
+    const artifacts = parseDependencyList(await readProjectFile(ctx.host.envDir, ctx.hostPath(layout.dependencyList), 'utf8'));
     return {
       installed: installedLayer(artifacts),
       details: { resolved: artifacts },

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { element, elements, elementsAt, lineOf, parsePomXml, text, type XmlElement } from './pom-xml.js';
 import { isFile } from '../../core/fs.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 /** A POM file and, when it could be found, the POM it inherits from. */
 export interface LoadedPom {
@@ -47,8 +47,9 @@ export interface PomLookup {
   fetch?: (groupId: string, artifactId: string, version: string) => Promise<string | undefined>;
 }
 
+/** A POM, which must resolve inside its own directory: a `pom.xml` or `../pom.xml` that is a link elsewhere is refused. */
 async function readPom(file: string): Promise<XmlElement> {
-  return parsePomXml(await readFile(file, 'utf8'), file);
+  return parsePomXml(await readProjectFile(path.dirname(file), file, 'utf8'), file);
 }
 
 export function dependencyEntries(container: XmlElement | undefined, file: string): RawDependency[] {

@@ -12,6 +12,7 @@ import type { AuditContext } from '../types.js';
 import { dependencyClassIndex } from './attribute.js';
 import { identifyJar } from './jar.js';
 import { javaLayout } from './layout.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 /** Internal names (`com/google/gson/Gson`) of the classes a class file refers to. */
 export function referencedClasses(bytes: Uint8Array): Set<string> {
@@ -63,7 +64,7 @@ async function sourceSite(projectHost: string, classFile: string, referenced: st
   const source = `src/main/java/${classFile.replace(/\$.*$|\.class$/g, '')}.java`;
   if (!(await isFile(path.join(projectHost, source)))) return `target/classes/${classFile}`;
   const pkg = referenced.slice(0, referenced.lastIndexOf('/')).replace(/\//g, '.');
-  const lines = (await readFile(path.join(projectHost, source), 'utf8')).split('\n');
+  const lines = (await readProjectFile(projectHost, source, 'utf8')).split('\n');
   const i = lines.findIndex((l) => l.includes(pkg));
   return i >= 0 ? `${source}:${i + 1}` : source;
 }

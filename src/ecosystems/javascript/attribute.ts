@@ -81,7 +81,7 @@ export class Attributor {
   }
 
   private identity(dir: string): Promise<{ version?: string; realName?: string }> {
-    return readPackageJson(path.join(this.hostDir, dir, 'package.json')).then(
+    return readPackageJson(path.join(this.hostDir, dir, 'package.json'), this.hostDir).then(
       (pkg) => ({
         ...(typeof pkg.version === 'string' ? { version: pkg.version } : {}),
         ...(typeof pkg.name === 'string' ? { realName: pkg.name } : {}),

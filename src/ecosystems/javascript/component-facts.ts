@@ -3,11 +3,10 @@
  * its tarball) from npm's lockfile of node_modules (`node_modules/.package-lock.json`, which npm writes on every
  * install), and the dependency graph of `npm ls --all`.
  */
-import path from 'node:path';
-import { readIfExists } from '../../core/fs.js';
 import { componentKey, type ComponentFact, type ComponentFacts, type ComponentHash, type HashAlgorithm } from '../outputs.js';
 import type { AuditContext, InstallResult } from '../types.js';
 import { walk, type NpmInstallDetails, type NpmTreeNode } from './npm-tree.js';
+import { readProjectFileIfExists } from '../../core/safe-read.js';
 
 const ALGORITHMS: Record<string, HashAlgorithm> = { sha1: 'SHA-1', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
 
@@ -50,7 +49,7 @@ export function npmFacts(root: NpmTreeNode, lock: Record<string, { integrity?: s
 
 export async function npmComponentFacts(ctx: AuditContext, install: InstallResult<NpmInstallDetails>): Promise<ComponentFacts> {
   const root = install.details.tree;
-  const text = await readIfExists(path.join(ctx.host.projectDir, 'node_modules', '.package-lock.json'));
+  const text = await readProjectFileIfExists(ctx.host.projectDir, 'node_modules/.package-lock.json');
   const lock = text ? ((JSON.parse(text) as { packages?: Record<string, { integrity?: string }> }).packages ?? {}) : {};
   return npmFacts(root, lock);
 }

@@ -4,7 +4,6 @@
  * file). A hidden package listed in devDependencies moves to dependencies. Afterwards npm refreshes the lockfile.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { applyEdits, findNodeAtLocation, modify, parseTree, type FormattingOptions } from 'jsonc-parser';
 import { StepFailedError } from '../../core/errors.js';
@@ -15,6 +14,7 @@ import { eolOf, lineNumber } from '../text-edits.js';
 import type { AuditContext } from '../types.js';
 import { MANIFEST } from './manifest.js';
 import { parseAlias } from './names.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 function formatting(text: string): FormattingOptions {
   const indent = /^([ \t]+)"/m.exec(text)?.[1] ?? '  ';
@@ -54,7 +54,7 @@ class JsonEditor {
 
 export const npmManifestEditor: ManifestEditor = {
   async locate(projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
-    const text = await readFile(path.join(projectDir, MANIFEST), 'utf8');
+    const text = await readProjectFile(projectDir, MANIFEST, 'utf8');
     const tree = parseTree(text);
     const out: Record<string, ManifestLocation> = {};
     for (const d of declared.declared) {
@@ -65,7 +65,7 @@ export const npmManifestEditor: ManifestEditor = {
   },
 
   async apply(projectDir: string, _declared: DeclaredResult, edits: readonly ManifestEdit[]): Promise<EditOutcome> {
-    const before = await readFile(path.join(projectDir, MANIFEST), 'utf8');
+    const before = await readProjectFile(projectDir, MANIFEST, 'utf8');
     const json = new JsonEditor(before);
     const outcome: EditOutcome = { changes: [], applied: [], refused: [] };
     for (const edit of edits) {

@@ -37,7 +37,7 @@ export async function ownPackageNames(projectDir: string, pkg: PackageJson): Pro
   if (typeof pkg.name === 'string' && isValidPackageName(pkg.name)) names.add(pkg.name);
   for (const pattern of workspacePatterns(pkg)) {
     for (const dir of await expand(projectDir, pattern)) {
-      const name = (await readPackageJson(path.join(dir, 'package.json')).catch(() => ({}) as PackageJson)).name;
+      const name = (await readPackageJson(path.join(dir, 'package.json'), projectDir).catch(() => ({}) as PackageJson)).name;
       if (typeof name === 'string' && isValidPackageName(name)) names.add(name);
     }
   }

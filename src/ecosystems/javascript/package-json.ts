@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { EnvproofError, errorMessage } from '../../core/errors.js';
+import { OutsideProjectError, readProjectFile } from '../../core/safe-read.js';
 
 export type PackageJson = Record<string, unknown>;
 
@@ -29,12 +30,16 @@ function decodeText(file: string, bytes: Buffer): string {
   }
 }
 
-/** Reads a package.json as a JSON object; every way it can be unusable becomes a clear EnvproofError. */
-export async function readPackageJson(file: string): Promise<PackageJson> {
+/**
+ * Reads a package.json as a JSON object; every way it can be unusable becomes a clear EnvproofError. `file` must
+ * resolve inside `projectDir` (default: its own directory).
+ */
+export async function readPackageJson(file: string, projectDir = path.dirname(file)): Promise<PackageJson> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readProjectFile(projectDir, file);
   } catch (err) {
+    if (err instanceof OutsideProjectError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
       throw new EnvproofError(`no package.json at ${file}`, 'An npm project needs a package.json in its top directory.');

@@ -5,11 +5,12 @@
  * `@scope/name`); relative paths and Node's built-in modules do not.
  */
 import { builtinModules } from 'node:module';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { StaticImports } from '../outputs.js';
 import { lineNumber } from '../text-edits.js';
 import type { AuditContext } from '../types.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
@@ -38,7 +39,7 @@ export async function scanJsImports(projectDir: string): Promise<StaticImports> 
   const ts = (await import('typescript')).default;
   const imports: Record<string, string[]> = {};
   for (const file of await sourceFiles(projectDir)) {
-    const text = await readFile(path.join(projectDir, file), 'utf8');
+    const text = await readProjectFile(projectDir, file, 'utf8');
     for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
       const name = packageOfSpecifier(ref.fileName);
       if (name) (imports[name] ??= []).push(`${file}:${lineNumber(text, ref.pos)}`);

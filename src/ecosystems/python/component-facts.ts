@@ -4,7 +4,6 @@
  * the dependency graph from each distribution's `Requires-Dist`, evaluated for the environment pip installed for
  * (the report's marker values), following the extras that were asked for.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pep503 } from '../../core/names.js';
 import type { Dependency } from '../../core/types.js';
@@ -12,6 +11,7 @@ import { componentKey, type ComponentFact, type ComponentFacts, type ComponentHa
 import type { AuditContext } from '../types.js';
 import { DEFAULT_MARKER_ENV, evaluateMarker, type MarkerEnvironment } from './markers.js';
 import { parseRequirement } from './pep508.js';
+import { readProjectFileIfExists } from '../../core/safe-read.js';
 
 /** Where pip writes its installation report, as seen inside the sandbox. */
 export function pipReportPath(ctx: AuditContext): string {
@@ -111,6 +111,6 @@ export function pythonFactsFromReport(reportText: string | undefined, installed:
 
 export async function pythonComponentFacts(ctx: AuditContext, installed: readonly Dependency[]): Promise<ComponentFacts> {
   const host = ctx.sandbox.toHost(pipReportPath(ctx));
-  const text = host ? await readFile(host, 'utf8').catch(() => undefined) : undefined;
+  const text = host ? await readProjectFileIfExists(ctx.host.envDir, host) : undefined;
   return pythonFactsFromReport(text, installed);
 }

@@ -1,13 +1,13 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { readProjectFileIfExists } from '../../core/safe-read.js';
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-async function readText(file: string): Promise<string | undefined> {
-  return readFile(file, 'utf8').catch(() => undefined);
+/** A file of the local project `dir`, which must resolve inside it. */
+async function readText(dir: string, name: string): Promise<string | undefined> {
+  return readProjectFileIfExists(dir, name);
 }
 
 function parsePyproject(text: string): Record<string, unknown> | undefined {
@@ -44,10 +44,10 @@ function nameFromSetupCfg(text: string): string | undefined {
  * `[tool.poetry].name`, else setup.cfg `[metadata] name`); undefined when it declares none statically.
  */
 export async function localProjectName(dir: string): Promise<string | undefined> {
-  const pyproject = await readText(path.join(dir, 'pyproject.toml'));
+  const pyproject = await readText(dir, 'pyproject.toml');
   const fromPyproject = pyproject === undefined ? undefined : nameFromPyproject(pyproject);
   if (fromPyproject) return fromPyproject;
-  const setupCfg = await readText(path.join(dir, 'setup.cfg'));
+  const setupCfg = await readText(dir, 'setup.cfg');
   return setupCfg === undefined ? undefined : nameFromSetupCfg(setupCfg);
 }
 
@@ -56,7 +56,7 @@ export async function localProjectName(dir: string): Promise<string | undefined>
  * order written: the commands `pip install .` puts in the environment's bin directory.
  */
 export async function localProjectScripts(dir: string): Promise<string[]> {
-  const text = await readText(path.join(dir, 'pyproject.toml'));
+  const text = await readText(dir, 'pyproject.toml');
   const doc = text === undefined ? undefined : parsePyproject(text);
   const scripts = asRecord(asRecord(doc?.['project'])?.['scripts']) ?? asRecord(asRecord(asRecord(doc?.['tool'])?.['poetry'])?.['scripts']);
   return Object.keys(scripts ?? {}).filter((name) => /^[\w.-]+$/.test(name));

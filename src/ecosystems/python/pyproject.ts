@@ -268,7 +268,7 @@ async function readDynamicFiles(files: string[], label: string, ctx: PyprojectCo
 }
 
 export async function readPyproject(file: string, label: string, ctx: PyprojectContext): Promise<PyprojectResult> {
-  const doc = parseDocument(await readManifestText(file, label), label);
+  const doc = parseDocument(await readManifestText(file, label, ctx.projectDir), label);
   const out = new Collector();
   const project = asTable(doc['project']);
   const poetry = asTable(asTable(doc['tool'])?.['poetry']);

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { EnvproofError, errorMessage } from '../../core/errors.js';
+import { OutsideProjectError, readProjectFile } from '../../core/safe-read.js';
 
 const BOMS: { bytes: number[]; encoding: string }[] = [
   { bytes: [0xef, 0xbb, 0xbf], encoding: 'utf-8' },
@@ -34,13 +34,14 @@ function decode(bytes: Buffer, encoding: string): string | undefined {
 /**
  * A manifest's text. Decodes UTF-8, or UTF-16 with a byte-order mark (what Windows shells write for
  * `pip freeze > requirements.txt`), or a PEP 263-declared encoding; anything else, and any text with
- * NUL characters, is refused as binary with an error naming the file.
+ * NUL characters, is refused as binary with an error naming the file. `file` must resolve inside `projectDir`.
  */
-export async function readManifestText(file: string, label: string): Promise<string> {
+export async function readManifestText(file: string, label: string, projectDir: string): Promise<string> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readProjectFile(projectDir, file);
   } catch (err) {
+    if (err instanceof OutsideProjectError) throw err;
     throw new EnvproofError(`cannot read ${label}: ${errorMessage(err)}`, 'check that the file exists and is readable');
   }
   const bom = BOMS.find((b) => b.bytes.every((byte, i) => bytes[i] === byte));

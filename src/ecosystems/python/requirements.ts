@@ -178,7 +178,7 @@ class RequirementsReader {
     const real = await realpath(file).catch(() => path.resolve(file));
     this.seen.add(`${constraint}:${real}`);
     const label = this.label(file);
-    const text = await readManifestText(file, label);
+    const text = await readManifestText(file, label, this.ctx.projectDir);
     for (const line of logicalLines(text)) {
       const source = `${label}:${line.line}`;
       for (const item of classifyLine(line.text)) await this.item(item, file, source, constraint, [...chain, real]);

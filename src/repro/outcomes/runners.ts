@@ -5,6 +5,7 @@ import { parseGoTestJson } from './go-json.js';
 import { parseJestJson } from './jest-json.js';
 import { parseJunitXml } from './junit.js';
 import { parseNodeTap } from './node-tap.js';
+import { readProjectFile } from '../../core/safe-read.js';
 
 /** How each runner is recognised in a command line (or in the `test` script `npm test` runs). */
 const RUNNER_PATTERNS: readonly [RunnerId, RegExp][] = [
@@ -48,7 +49,7 @@ export async function detectRunner(command: string, hostProject: string): Promis
   if (direct) return { runner: direct.runner, insertAt: endOfSimpleCommand(command, direct.end), viaScript: false };
   const npm = NPM_TEST.exec(command);
   if (!npm) return undefined;
-  const pkg = await readFile(path.join(hostProject, 'package.json'), 'utf8').then((t) => JSON.parse(t) as { scripts?: Record<string, string> }).catch(() => undefined);
+  const pkg = await readProjectFile(hostProject, 'package.json', 'utf8').then((t) => JSON.parse(t) as { scripts?: Record<string, string> }).catch(() => undefined);
   const script = pkg?.scripts?.test;
   const inScript = script ? matchIn(script) : undefined;
   if (!inScript) return undefined;
@@ -133,6 +134,6 @@ async function surefireResults(dir: string): Promise<Record<string, TestResult> 
   const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => /^TEST-.*\.xml$/.test(f)).sort();
   if (files.length === 0) return undefined;
   const all: Record<string, TestResult> = {};
-  for (const f of files) Object.assign(all, parseJunitXml(await readFile(path.join(dir, f), 'utf8')));
+  for (const f of files) Object.assign(all, parseJunitXml(await readProjectFile(dir, f, 'utf8')));
   return all;
 }
