@@ -16,8 +16,8 @@ export interface FindingInput {
   traced: readonly Dependency[];
   /** The D3-based gaps are null when no traced command started. */
   gaps: GapSets | UntracedGapSets;
-  /** Declared names that do not pin one version. */
-  unpinned: readonly string[];
+  /** Declarations that do not pin one version, each with the version it resolved to (src/audit/resolved-version.ts). */
+  unpinned: readonly { name: string; version?: string }[];
   locations: Record<string, ManifestLocation>;
   staticImports?: StaticImports;
   ignore?: IgnoreLists;
@@ -63,8 +63,7 @@ export function buildFindings(input: FindingInput): Finding[] {
       advice: `loaded at run time${version ? ` (${version})` : ''} but not declared in ${input.manifest}: declare it (envproof fix)`,
     });
   }
-  for (const name of input.unpinned) {
-    const version = versionOf(name, input.installed);
+  for (const { name, version } of input.unpinned) {
     const location = input.locations[name];
     add('unpinned', name, {
       ...(version ? { version } : {}),

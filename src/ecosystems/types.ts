@@ -114,6 +114,11 @@ export interface EcosystemModule<Details = unknown> extends EcosystemFacts {
   attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult<Details>): Promise<AttributionResult>;
   /** Whether a declared dependency pins one version (default: it has a `version`, which D1 sets for exact pins only). */
   isPinned?(dep: Dependency): boolean;
+  /**
+   * The installed version a declaration resolves to, where D2 may hold its name at several versions (npm: the
+   * top-level node; Maven: the artifact of its groupId:artifactId). Default: the name's only installed version.
+   */
+  resolvedVersion?(dep: Dependency, install: InstallResult<Details>): string | undefined;
   /** SBOM facts about the installed packages (package URL, hashes, dependency graph), while the environment exists. */
   componentFacts?(ctx: AuditContext, install: InstallResult<Details>, attribution: AttributionResult): Promise<ComponentFacts>;
   /** What the project's code imports, read statically: splits phantoms into unused and imported-but-not-traced. */

@@ -1,5 +1,5 @@
 import type { EcosystemModule } from '../types.js';
-import type { NpmInstallDetails } from './npm-tree.js';
+import { topLevelVersion, type NpmInstallDetails } from './npm-tree.js';
 import { attribute } from './attribute.js';
 import { install } from './install.js';
 import { extractDeclared } from './manifest.js';
@@ -17,6 +17,7 @@ export const javascriptEcosystem: EcosystemModule<NpmInstallDetails> = {
   defaultRun: (ctx) => defaultRun(ctx),
   userRun: (command, ctx) => userRun(command, ctx),
   attribute,
+  resolvedVersion: (dep, install) => topLevelVersion(install.details.tree, dep.name),
   componentFacts: npmComponentFacts,
   staticImports: (ctx) => npmStaticImports(ctx),
   manifestEditor: npmManifestEditor,

@@ -105,3 +105,12 @@ export function installedFromTree(tree: NpmTree): Dependency[] {
   }
   return uniqueDependencies(deps);
 }
+
+/**
+ * The version a declaration of the root resolves to: its top-level node (what require() from the project finds),
+ * never a copy nested under another package.
+ */
+export function topLevelVersion(root: NpmTreeNode, name: string): string | undefined {
+  const node = root.dependencies.find((c) => c.name === name && !c.missing);
+  return node?.version;
+}
