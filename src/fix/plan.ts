@@ -3,7 +3,7 @@
  * version that was loaded; with --pin, pin every unpinned one to the installed version; with --remove-phantom,
  * remove the phantoms nothing imports. A phantom the code imports on an untraced path is kept: it is needed.
  */
-import type { AuditReport } from '../audit/report.js';
+import type { AuditReport, Finding } from '../audit/report.js';
 import type { DeclaredResult } from '../core/types.js';
 import type { ManifestEdit } from '../ecosystems/outputs.js';
 
@@ -16,6 +16,13 @@ export interface FixPlan {
   edits: ManifestEdit[];
   /** Findings fix leaves alone, with why. */
   kept: { name: string; kind: string; reason: string }[];
+}
+
+/** Where the code imports a kept phantom, and the advice, saying the import sites once when the advice names them. */
+function importedReason(f: Finding): string {
+  const sites = f.importedAt ?? [];
+  if (sites[0] && f.advice.includes(sites[0])) return f.advice;
+  return `the code imports it${sites.length ? ` (${sites.slice(0, 3).join(', ')})` : ''}: ${f.advice}`;
 }
 
 export function planFix(report: AuditReport, declared: DeclaredResult, flags: FixFlags): FixPlan {
@@ -45,7 +52,7 @@ export function planFix(report: AuditReport, declared: DeclaredResult, flags: Fi
       else if (dependency) plan.edits.push({ kind: 'pin', dependency, version: f.version });
     } else if (f.kind === 'phantom' && flags.removePhantom) {
       const dependency = declaredEntry(f.name);
-      if (f.phantom === 'not-traced') keep(f.name, f.kind, `the code imports it${f.importedAt?.length ? ` (${f.importedAt.slice(0, 3).join(', ')})` : ''}: ${f.advice}`);
+      if (f.phantom === 'not-traced') keep(f.name, f.kind, importedReason(f));
       else if (dependency) plan.edits.push({ kind: 'remove', dependency });
     }
   }
