@@ -40,6 +40,10 @@ function phantom(name: string, input: FindingInput): Omit<Finding, 'kind' | 'nam
     return { ...base, advice: `declared in ${input.manifest} but never loaded by the traced run: remove it if nothing needs it, or ${RUN_MORE}` };
   }
   const sites = input.staticImports.imports[name];
+  const discovery = input.staticImports.discovered?.[name];
+  if (!sites && discovery) {
+    return { ...base, phantom: 'discovered', discovery, advice: `not imported, loaded by discovery (${discovery.rule}, ${discovery.evidence}): keep it; the traced run did not use it` };
+  }
   if (!sites) {
     return { ...base, phantom: 'unused', advice: `declared in ${input.manifest}, never loaded, and nothing in the code imports it: remove it (envproof fix --remove-phantom)` };
   }

@@ -48,6 +48,10 @@ function phantomSplit(r: AuditReport): string[] {
     out.push(`${pad}imported by the code, not loaded: ${notTraced.map((f) => `${f.name} (${f.importedAt?.[0] ?? ''})`).join(', ')}`);
     out.push(`${pad}  (${notTraced[0]!.advice})`);
   }
+  const discovered = phantoms.filter((f) => f.phantom === 'discovered');
+  if (discovered.length) {
+    out.push(`${pad}not imported, loaded by discovery (keep): ${discovered.map((f) => `${f.name} (${f.discovery?.rule}, ${f.discovery?.evidence})`).join(', ')}`);
+  }
   return out;
 }
 

@@ -4,32 +4,26 @@
  * specifier, in every source file outside node_modules. Source files are those with a JavaScript or TypeScript
  * extension, the files package.json names as code (entry-files.ts) and files whose first line is a `node` shebang,
  * whatever their names. A bare specifier names a package (`@scope/name/sub` → `@scope/name`); relative paths and
- * Node's built-in modules do not.
+ * Node's built-in modules do not. Packages loaded by discovery — named in Babel or ESLint configuration
+ * (config-discovery.ts), or located with `require.resolve('x')` — are reported apart, with the rule that found them.
  */
-import { builtinModules } from 'node:module';
 import { open, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { StaticImports } from '../outputs.js';
 import { lineNumber } from '../text-edits.js';
 import type { AuditContext } from '../types.js';
+import { configDiscoveries, type Discovered } from './config-discovery.js';
 import { packageEntryFiles } from './entry-files.js';
 import { MANIFEST } from './manifest.js';
+import { packageOfSpecifier } from './names.js';
 import { readPackageJson } from './package-json.js';
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
-const BUILTINS = new Set(builtinModules);
-
-/** The package a module specifier names, or undefined for relative, absolute, URL and built-in specifiers. */
-export function packageOfSpecifier(specifier: string): string | undefined {
-  if (/^(\.|\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) return undefined;
-  const parts = specifier.split('/');
-  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
-  if (!name || BUILTINS.has(name) || (specifier.startsWith('@') && parts.length < 2)) return undefined;
-  return name;
-}
 
 const NODE_SHEBANG = /^#!.*\bnode\b/;
+/** `require.resolve('x')`: the package's path is looked up (a tool locating a plug-in), nothing is loaded. */
+const REQUIRE_RESOLVE = /\brequire\.resolve\(\s*(['"`])([^'"`]+)\1/g;
 
 /** Every regular file under `dir` outside node_modules and .git; symbolic links are not followed. */
 async function projectFiles(dir: string, rel = ''): Promise<string[]> {
@@ -68,6 +62,8 @@ async function sourceFiles(dir: string): Promise<{ files: string[]; unnamed: str
 export async function scanJsImports(projectDir: string): Promise<StaticImports> {
   const ts = (await import('typescript')).default;
   const imports: Record<string, string[]> = {};
+  // Configuration first: a package both named in a config and located with require.resolve is the config's.
+  const discovered: Discovered = await configDiscoveries(projectDir);
   const { files, unnamed } = await sourceFiles(projectDir);
   for (const file of files) {
     const text = await readFile(path.join(projectDir, file), 'utf8');
@@ -75,9 +71,13 @@ export async function scanJsImports(projectDir: string): Promise<StaticImports> 
       const name = packageOfSpecifier(ref.fileName);
       if (name) (imports[name] ??= []).push(`${file}:${lineNumber(text, ref.pos)}`);
     }
+    for (const m of text.matchAll(REQUIRE_RESOLVE)) {
+      const name = packageOfSpecifier(m[2]!);
+      if (name && !discovered[name]) discovered[name] = { rule: 'require-resolve', evidence: `${file}:${lineNumber(text, m.index)}` };
+    }
   }
   const notes = unnamed.length ? [`read as JavaScript without a JavaScript extension (named by package.json or a node shebang): ${unnamed.join(', ')}`] : [];
-  return { imports, method: "the TypeScript compiler's pre-processor (import, export from, import(), require())", notes };
+  return { imports, method: "the TypeScript compiler's pre-processor (import, export from, import(), require())", discovered, notes };
 }
 
 export const npmStaticImports = (ctx: AuditContext): Promise<StaticImports> => scanJsImports(ctx.host.projectDir);

@@ -1,0 +1,112 @@
+/**
+ * npm packages a tool loads by name from its configuration, which no `import` or `require` names: Babel plug-ins
+ * and presets (`.babelrc`, `.babelrc.json`, `babel.config.json`, package.json `babel`) and ESLint plug-ins, shared
+ * configs and parsers (`.eslintrc`, `.eslintrc.json`, package.json `eslintConfig`), with the short names each tool
+ * expands (`transform-x` → `babel-plugin-transform-x`, `plugin:foo/recommended` → `eslint-plugin-foo`). Configs
+ * written in JavaScript or YAML are not read.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
+import type { Discovery } from '../../audit/report.js';
+import { lineNumber } from '../text-edits.js';
+import { packageOfSpecifier } from './names.js';
+
+export type Discovered = Record<string, Discovery>;
+
+/** How a tool turns a short name into a package: `prefix` is `babel-plugin`, `eslint-config`, ... */
+function expand(raw: string, prefix: string, babelScope?: string): string | undefined {
+  if (raw.startsWith('module:')) return packageOfSpecifier(raw.slice('module:'.length));
+  if (/^[./]/.test(raw)) return undefined;
+  const scoped = /^(@[^/]+)(?:\/(.+))?$/.exec(raw);
+  if (scoped) {
+    const [, scope, rest] = scoped;
+    if (scope === '@babel' && babelScope && rest) return packageOfSpecifier(`@babel/${rest.startsWith(babelScope) ? rest : `${babelScope}${rest}`}`);
+    if (!rest) return `${scope}/${prefix}`;
+    return packageOfSpecifier(`${scope}/${rest.startsWith(prefix) ? rest : `${prefix}-${rest}`}`);
+  }
+  return packageOfSpecifier(raw.startsWith(`${prefix}-`) ? raw : `${prefix}-${raw}`);
+}
+
+/** `plugin:foo/recommended` → foo, `plugin:@scope/recommended` → @scope, `plugin:@scope/foo/all` → @scope/foo. */
+function eslintExtends(raw: string): string | undefined {
+  if (raw.startsWith('eslint:')) return undefined;
+  const plugin = /^plugin:(.+)\/[^/]+$/.exec(raw)?.[1];
+  return plugin ? expand(plugin, 'eslint-plugin') : expand(raw, 'eslint-config');
+}
+
+/** The string entries of a `plugins`/`presets`-like list (an entry may be `[name, options]`), or of one string. */
+function names(node: Node | undefined): Node[] {
+  if (!node) return [];
+  if (node.type === 'string') return [node];
+  if (node.type !== 'array') return [];
+  return (node.children ?? []).flatMap((c) => (c.type === 'string' ? [c] : c.type === 'array' && c.children?.[0]?.type === 'string' ? [c.children[0]] : []));
+}
+
+/** The config object and the configs nested in it that the tool merges (Babel `env`/`overrides`, ESLint `overrides`). */
+function configs(node: Node | undefined, nested: readonly string[]): Node[] {
+  if (node?.type !== 'object') return [];
+  const out = [node];
+  for (const key of nested) {
+    const child = findNodeAtLocation(node, [key]);
+    const inner = child?.type === 'object' ? (child.children ?? []).map((p) => p.children?.[1]) : child?.type === 'array' ? (child.children ?? []) : [];
+    for (const c of inner) out.push(...configs(c, nested));
+  }
+  return out;
+}
+
+interface Tool {
+  rule: string;
+  files: readonly string[];
+  packageKey: string;
+  nested: readonly string[];
+  /** Per key of a config, how a name in it becomes a package. */
+  keys: Record<string, (raw: string) => string | undefined>;
+}
+
+const TOOLS: readonly Tool[] = [
+  {
+    rule: 'babel-config',
+    files: ['.babelrc', '.babelrc.json', 'babel.config.json'],
+    packageKey: 'babel',
+    nested: ['env', 'overrides'],
+    keys: { plugins: (r) => expand(r, 'babel-plugin', 'plugin-'), presets: (r) => expand(r, 'babel-preset', 'preset-') },
+  },
+  {
+    rule: 'eslint-config',
+    files: ['.eslintrc', '.eslintrc.json'],
+    packageKey: 'eslintConfig',
+    nested: ['overrides'],
+    keys: { plugins: (r) => expand(r, 'eslint-plugin'), extends: eslintExtends, parser: (r) => packageOfSpecifier(r) },
+  },
+];
+
+function collect(out: Discovered, tool: Tool, root: Node | undefined, file: string, text: string): void {
+  for (const config of configs(root, tool.nested)) {
+    for (const [key, toPackage] of Object.entries(tool.keys)) {
+      for (const entry of names(findNodeAtLocation(config, [key]))) {
+        const name = toPackage(String(entry.value));
+        if (name && !out[name]) out[name] = { rule: tool.rule, evidence: `${file}:${lineNumber(text, entry.offset)}` };
+      }
+    }
+  }
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  return readFile(file, 'utf8').catch(() => undefined);
+}
+
+/** The packages named in the project's Babel and ESLint configuration, each with the first place it is named. */
+export async function configDiscoveries(projectDir: string): Promise<Discovered> {
+  const out: Discovered = {};
+  const pkgText = await readText(path.join(projectDir, 'package.json'));
+  const pkg = pkgText === undefined ? undefined : parseTree(pkgText);
+  for (const tool of TOOLS) {
+    for (const file of tool.files) {
+      const text = await readText(path.join(projectDir, file));
+      if (text !== undefined) collect(out, tool, parseTree(text), file, text);
+    }
+    if (pkg && pkgText !== undefined) collect(out, tool, findNodeAtLocation(pkg, [tool.packageKey]), 'package.json', pkgText);
+  }
+  return out;
+}
