@@ -30,6 +30,13 @@ async function declarationLocations(module: EcosystemModule, projectDir: string,
   return module.manifestEditor ? module.manifestEditor.locate(projectDir, declared) : locationsFromSources(declared);
 }
 
+/** Each name a declaring group of `other` lists, with the first group that lists it. */
+function declaredElsewhere(declared: DeclaredResult, groups: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const group of groups) for (const d of declared.other[group] ?? []) out[d.name] ??= group;
+  return out;
+}
+
 /** Once per name (the first declaration of it), with the version that declaration resolved to. */
 function unpinnedDeclarations(deps: readonly Dependency[], resolve: (d: Dependency) => string | undefined): { name: string; version?: string }[] {
   const byName = new Map<string, { name: string; version?: string }>();
@@ -69,6 +76,8 @@ export async function auditOutputs(p: PreparedAudit, layers: Layers, gaps: Measu
     locations: await declarationLocations(module, p.projectDir, declared),
     ...(staticImports ? { staticImports } : {}),
     ...(ignore ? { ignore } : {}),
+    declaredElsewhere: declaredElsewhere(declared, module.declaringGroups ?? []),
+    resolvedVersion: (name) => resolvedVersion(module, { name }, install),
   });
   return { components, findings, facts, staticImports };
 }

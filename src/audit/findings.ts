@@ -21,6 +21,10 @@ export interface FindingInput {
   locations: Record<string, ManifestLocation>;
   staticImports?: StaticImports;
   ignore?: IgnoreLists;
+  /** The version a declaration of `name` resolves to, where D2 may hold it at several (npm: the top-level copy). */
+  resolvedVersion?: (name: string) => string | undefined;
+  /** Names declared outside D1 in a group the install includes (npm devDependencies), with the group. */
+  declaredElsewhere?: Record<string, string>;
 }
 
 const RUN_MORE = 'trace the entry points that reach it: add their commands with --run, or to "run" in envproof.config.json';
@@ -60,7 +64,7 @@ export function buildFindings(input: FindingInput): Finding[] {
   };
   for (const name of input.gaps.phantom ?? []) add('phantom', name, phantom(name, input));
   for (const name of input.gaps.hidden ?? []) {
-    const version = versionOf(name, input.installed, input.traced);
+    const version = input.resolvedVersion?.(name) ?? versionOf(name, input.installed, input.traced);
     add('hidden', name, {
       ...(version ? { version } : {}),
       location: { file: input.manifest },
@@ -76,7 +80,11 @@ export function buildFindings(input: FindingInput): Finding[] {
     });
   }
   for (const name of input.gaps.bloat ?? []) add('bloat', name, { advice: 'installed but never loaded by the traced run' });
-  for (const name of input.gaps.transitive) add('transitive', name, { advice: 'installed but not declared (pulled in by another package)' });
+  for (const name of input.gaps.transitive) {
+    const group = input.declaredElsewhere?.[name];
+    if (!group) add('transitive', name, { advice: 'installed but not declared (pulled in by another package)' });
+    else add('transitive', name, { declaredIn: group, advice: `declared in ${group}, outside D1; installed because the install includes that group` });
+  }
   return findings;
 }
 

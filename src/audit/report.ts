@@ -133,6 +133,8 @@ export interface Finding {
   importedAt?: string[];
   /** Phantoms loaded by discovery, not by import: which rule decided, and the evidence. */
   discovery?: Discovery;
+  /** Transitive packages declared outside D1, in a group the install includes (npm `devDependencies`): the group. */
+  declaredIn?: string;
   advice: string;
   /** Listed in the configuration's `ignore` for its kind: reported, but not a finding for the exit code. */
   ignored?: boolean;
@@ -177,6 +179,11 @@ export interface AuditReport {
    * envproof's own D2 from the configure step, so inflation can be compared with the paper's figures.
    */
   paperCompatible?: { installed: LayerEntry[]; gaps: GapSets | UntracedGapSets; metrics: ProjectMetrics | UntracedMetrics };
+  /**
+   * Where the install includes development-only packages (npm's devDependencies, as the paper's `npm ls --all`
+   * counts them): D2 without them (`npm ls --all --omit=dev`), with the gaps and metrics it gives, beside the paper's.
+   */
+  productionOnly?: { installed: LayerEntry[]; count: LayerCount; gaps: GapSets | UntracedGapSets; metrics: ProjectMetrics | UntracedMetrics };
   /** The D3-based gaps and metrics are null when the program never started. */
   gaps: GapSets | UntracedGapSets;
   metrics: ProjectMetrics | UntracedMetrics;

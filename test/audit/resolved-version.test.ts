@@ -18,16 +18,26 @@ import type { Dependency } from '../../src/core/types.js';
 const install = (installed: Dependency[], details: unknown = {}): InstallResult => ({ installed, details, commands: [], durationMs: 0 });
 
 describe('resolvedVersion: the copy a declaration resolves to', () => {
-  it('npm: the top-level node, not the copy nested under another package', () => {
+  it('npm: the copy in the project\'s node_modules, not one nested under another package', () => {
     const ls = {
       name: 'pin-nested',
       path: '/p',
       dependencies: {
-        chalk: { version: '4.1.2', path: '/p/node_modules/chalk', dependencies: {} },
+        chalk: {
+          version: '4.1.2',
+          path: '/p/node_modules/chalk',
+          dependencies: { 'supports-color': { version: '7.2.0', path: '/p/node_modules/supports-color', dependencies: {} } },
+        },
         'log-symbols': {
           version: '1.0.2',
           path: '/p/node_modules/log-symbols',
-          dependencies: { chalk: { version: '1.1.3', path: '/p/node_modules/log-symbols/node_modules/chalk', dependencies: {} } },
+          dependencies: {
+            chalk: {
+              version: '1.1.3',
+              path: '/p/node_modules/log-symbols/node_modules/chalk',
+              dependencies: { 'supports-color': { version: '2.0.0', path: '/p/node_modules/log-symbols/node_modules/supports-color', dependencies: {} } },
+            },
+          },
         },
       },
     };
@@ -36,6 +46,8 @@ describe('resolvedVersion: the copy a declaration resolves to', () => {
     assert.equal(installed.find((d) => d.name === 'chalk')?.version, '1.1.3', 'the layer lists the nested copy first');
     const result = install(installed, { tree: tree.root, problems: [], lsExitCode: 0, unreviewedInstallScripts: [] });
     assert.equal(resolvedVersion(javascriptEcosystem as EcosystemModule, { name: 'chalk', id: '^4.1.2' }, result), '4.1.2');
+    assert.equal(installed.find((d) => d.name === 'supports-color')?.version, '2.0.0');
+    assert.equal(resolvedVersion(javascriptEcosystem as EcosystemModule, { name: 'supports-color' }, result), '7.2.0', 'hoisted: listed under chalk, lying top-level');
     assert.equal(resolvedVersion(javascriptEcosystem as EcosystemModule, { name: 'left-pad', id: '^1' }, result), undefined);
   });
 

@@ -2,7 +2,7 @@ import type { EcosystemModule } from '../types.js';
 import { topLevelVersion, type NpmInstallDetails } from './npm-tree.js';
 import { attribute } from './attribute.js';
 import { install } from './install.js';
-import { extractDeclared } from './manifest.js';
+import { extractDeclared, OTHER_GROUPS } from './manifest.js';
 import { javascriptFacts } from './facts.js';
 import { defaultRun, userRun } from './run.js';
 import { npmComponentFacts } from './component-facts.js';
@@ -18,6 +18,7 @@ export const javascriptEcosystem: EcosystemModule<NpmInstallDetails> = {
   userRun: (command, ctx) => userRun(command, ctx),
   attribute,
   resolvedVersion: (dep, install) => topLevelVersion(install.details.tree, dep.name),
+  declaringGroups: OTHER_GROUPS,
   componentFacts: npmComponentFacts,
   staticImports: (ctx) => npmStaticImports(ctx),
   manifestEditor: npmManifestEditor,
