@@ -63,7 +63,7 @@ export function registerFix(program: Command, setExitCode: SetExitCode): void {
   addSharedOptions(command)
     .option('--from <report.json>', 'plan the edits from a report saved with envproof audit --json instead of auditing first')
     .option('--dry-run', 'print the unified diff and change nothing')
-    .option('--pin', 'pin unpinned dependencies to the installed version (Go: go.mod versions are exact already; only a branch, commit or other non-canonical version is replaced by the one the go command resolved)')
+    .option('--pin', 'pin unpinned dependencies to the version each declaration resolved to (npm: the top-level copy; Go: go.mod versions are exact already; only a branch, commit or other non-canonical version is replaced by the one the go command resolved)')
     .option('--remove-phantom', 'remove phantom dependencies that nothing in the code imports')
     .option('--json', 'print the result as JSON')
     .addHelpText('after', `\nComments, order and formatting outside the changed lines are kept byte for byte (docs/fix.md).\nDerived files are refreshed by their package manager in the sandbox: npm's lockfile, Go's go.sum.\nExit codes: 0 no failing finding remains (or a dry run), 1 some remain, 2 error.${CONFIG_HELP}`)
