@@ -1,13 +1,15 @@
 /**
  * npm packages a tool loads by name from its configuration, which no `import` or `require` names: Babel plug-ins
  * and presets (`.babelrc`, `.babelrc.json`, `babel.config.json`, package.json `babel`) and ESLint plug-ins, shared
- * configs and parsers (`.eslintrc`, `.eslintrc.json`, package.json `eslintConfig`), with the short names each tool
- * expands (`transform-x` → `babel-plugin-transform-x`, `plugin:foo/recommended` → `eslint-plugin-foo`). Configs
- * written in JavaScript or YAML are not read.
+ * configs and parsers (`.eslintrc` in JSON or YAML, `.eslintrc.json`, `.eslintrc.yml`, `.eslintrc.yaml`, package.json
+ * `eslintConfig`), with the short names each tool expands (`transform-x` → `babel-plugin-transform-x`,
+ * `plugin:foo/recommended` → `eslint-plugin-foo`). Configs written in JavaScript are not read (running them would
+ * run the project's code).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
+import { findNodeAtLocation, parseTree, type Node, type ParseError } from 'jsonc-parser';
+import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Discovery } from '../../audit/report.js';
 import { lineNumber } from '../text-edits.js';
 import { packageOfSpecifier } from './names.js';
@@ -74,7 +76,7 @@ const TOOLS: readonly Tool[] = [
   },
   {
     rule: 'eslint-config',
-    files: ['.eslintrc', '.eslintrc.json'],
+    files: ['.eslintrc', '.eslintrc.json', '.eslintrc.yml', '.eslintrc.yaml'],
     packageKey: 'eslintConfig',
     nested: ['overrides'],
     keys: { plugins: (r) => expand(r, 'eslint-plugin'), extends: eslintExtends, parser: (r) => packageOfSpecifier(r) },
@@ -92,6 +94,35 @@ function collect(out: Discovered, tool: Tool, root: Node | undefined, file: stri
   }
 }
 
+/** A YAML node as jsonc-parser's tree (offsets kept), so that both formats are walked the same way. */
+function fromYaml(n: unknown): Node | undefined {
+  const offset = (n as { range?: [number] }).range?.[0] ?? 0;
+  if (isScalar(n)) {
+    const type = typeof n.value === 'string' ? 'string' : typeof n.value === 'number' ? 'number' : typeof n.value === 'boolean' ? 'boolean' : 'null';
+    return { type, offset, length: 0, value: n.value };
+  }
+  if (isSeq(n)) return { type: 'array', offset, length: 0, children: n.items.map(fromYaml).filter((c): c is Node => c !== undefined) };
+  if (isMap(n)) {
+    const children = n.items.flatMap((pair): Node[] => {
+      const key = fromYaml(pair.key);
+      const value = fromYaml(pair.value);
+      return key && value ? [{ type: 'property', offset: key.offset, length: 0, children: [key, value] }] : [];
+    });
+    return { type: 'object', offset, length: 0, children };
+  }
+  return undefined;
+}
+
+/** The config's tree: JSON (with comments), else YAML for the YAML names and for `.eslintrc`, which may be either. */
+function parseConfig(file: string, text: string): Node | undefined {
+  const errors: ParseError[] = [];
+  const json = /\.ya?ml$/.test(file) ? undefined : parseTree(text, errors);
+  if (json && !errors.length) return json;
+  if (!/\.ya?ml$/.test(file) && file !== '.eslintrc') return json;
+  const doc = parseDocument(text);
+  return doc.errors.length ? undefined : fromYaml(doc.contents);
+}
+
 async function readText(file: string): Promise<string | undefined> {
   return readFile(file, 'utf8').catch(() => undefined);
 }
@@ -104,7 +135,7 @@ export async function configDiscoveries(projectDir: string): Promise<Discovered>
   for (const tool of TOOLS) {
     for (const file of tool.files) {
       const text = await readText(path.join(projectDir, file));
-      if (text !== undefined) collect(out, tool, parseTree(text), file, text);
+      if (text !== undefined) collect(out, tool, parseConfig(file, text), file, text);
     }
     if (pkg && pkgText !== undefined) collect(out, tool, findNodeAtLocation(pkg, [tool.packageKey]), 'package.json', pkgText);
   }

@@ -1,6 +1,6 @@
 // tier: quick
 /**
- * npm packages named only in configuration, expanded the way Babel and ESLint expand short names (their documented
+ * npm packages named only in configuration (JSON with comments, or YAML), expanded the way Babel and ESLint expand short names (their documented
  * name normalisation), and packages located with require.resolve: "loaded by discovery", with the file:line.
  */
 import assert from 'node:assert/strict';
@@ -67,6 +67,21 @@ describe('discovery: packages a tool loads by name', () => {
       'eslint-plugin-mocha': at('eslint-config', '.eslintrc.json:21'),
       'eslint-config-prettier': at('eslint-config', 'package.json:10'),
     });
+  });
+
+  it('ESLint configuration in YAML: .eslintrc.yml, and .eslintrc when it is YAML', async () => {
+    const yml = await mkdtemp(path.join(tmpdir(), 'envproof-js-discovery-yml-'));
+    try {
+      await writeFile(path.join(yml, '.eslintrc.yml'), 'root: true\nplugins:\n  - no-only-tests\nextends:\n  - plugin:import/errors\n');
+      await writeFile(path.join(yml, '.eslintrc'), '# YAML, not JSON\nparser: "@babel/eslint-parser"\n');
+      assert.deepEqual(await configDiscoveries(yml), {
+        '@babel/eslint-parser': { rule: 'eslint-config', evidence: '.eslintrc:2' },
+        'eslint-plugin-no-only-tests': { rule: 'eslint-config', evidence: '.eslintrc.yml:3' },
+        'eslint-plugin-import': { rule: 'eslint-config', evidence: '.eslintrc.yml:5' },
+      });
+    } finally {
+      await rm(yml, { recursive: true, force: true });
+    }
   });
 
   it('require.resolve names a package without importing it', async () => {
