@@ -6,6 +6,9 @@
 import path from 'node:path';
 import { objectField, type PackageJson } from './package-json.js';
 
+/** Files `exports` or `main` may name that are no JavaScript: JSON (`./package.json`) and native addons. */
+const NOT_CODE = /\.(?:json|node|wasm)$/;
+
 /** `./bin/x` → `bin/x`; undefined for paths outside the project or with a glob (exports subpath patterns). */
 function projectPath(raw: string): string | undefined {
   if (!raw.trim() || raw.includes('*') || path.posix.isAbsolute(raw)) return undefined;
@@ -35,5 +38,5 @@ export function packageEntryFiles(pkg: PackageJson): string[] {
   if (typeof pkg.main === 'string') raw.push(pkg.main);
   raw.push(...exportTargets(pkg.exports));
   for (const command of Object.values(objectField(pkg, 'scripts') ?? {})) if (typeof command === 'string') raw.push(...nodeScriptFiles(command));
-  return [...new Set(raw.map(projectPath).filter((p): p is string => p !== undefined))].sort();
+  return [...new Set(raw.map(projectPath).filter((p): p is string => p !== undefined && !NOT_CODE.test(p)))].sort();
 }

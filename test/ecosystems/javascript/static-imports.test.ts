@@ -63,6 +63,7 @@ describe('static imports: files without a JavaScript extension', () => {
 
   it('names: exports leaves without patterns, node script arguments, never a path leaving the project', () => {
     assert.deepEqual(nodeScriptFiles('node --no-warnings scripts/build && node ./x.js; nodemon y; node -e "1"'), ['scripts/build', './x.js']);
-    assert.deepEqual(packageEntryFiles({ bin: '../escape', main: '/abs', exports: ['./a', { b: './sub/../b' }], scripts: { s: 'node c' } }), ['a', 'b', 'c']);
+    assert.deepEqual(packageEntryFiles({ bin: '../escape', main: '/abs', exports: ['./a', { b: './sub/../b', p: './package.json' }], scripts: { s: 'node c' } }), ['a', 'b', 'c']);
+    assert.deepEqual(packageEntryFiles({ main: 'build/Release/addon.node' }), []);
   });
 });
