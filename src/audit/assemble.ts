@@ -10,6 +10,7 @@ import type { AttributionResult, EcosystemModule } from '../ecosystems/types.js'
 import type { PreparedAudit } from './audit.js';
 import { buildComponents, pathShower } from './components.js';
 import { buildFindings, type IgnoreLists } from './findings.js';
+import { resolvedVersion } from './resolved-version.js';
 import { layer, type Layers, type Measured } from './measure.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type PhaseTimes, type RunOutcome } from './report.js';
 
@@ -27,6 +28,24 @@ async function optional<T>(work: Promise<T> | undefined, what: string, notes: st
 /** Where each declaration is written: the ecosystem's editor knows; else the `file:line` of its source. */
 async function declarationLocations(module: EcosystemModule, projectDir: string, declared: DeclaredResult): Promise<Record<string, ManifestLocation>> {
   return module.manifestEditor ? module.manifestEditor.locate(projectDir, declared) : locationsFromSources(declared);
+}
+
+/** Each name a declaring group of `other` lists, with the first group that lists it. */
+function declaredElsewhere(declared: DeclaredResult, groups: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const group of groups) for (const d of declared.other[group] ?? []) out[d.name] ??= group;
+  return out;
+}
+
+/** Once per name (the first declaration of it), with the version that declaration resolved to. */
+function unpinnedDeclarations(deps: readonly Dependency[], resolve: (d: Dependency) => string | undefined): { name: string; version?: string }[] {
+  const byName = new Map<string, { name: string; version?: string }>();
+  for (const d of deps) {
+    if (byName.has(d.name)) continue;
+    const version = resolve(d);
+    byName.set(d.name, { name: d.name, ...(version ? { version } : {}) });
+  }
+  return [...byName.values()];
 }
 
 export type AuditOutputs = Awaited<ReturnType<typeof auditOutputs>>;
@@ -53,10 +72,12 @@ export async function auditOutputs(p: PreparedAudit, layers: Layers, gaps: Measu
     installed: layers.installed,
     traced,
     gaps,
-    unpinned: [...new Set(layers.declared.filter((d) => !isPinned(d)).map((d) => d.name))],
+    unpinned: unpinnedDeclarations(layers.declared.filter((d) => !isPinned(d)), (d) => resolvedVersion(module, d, install)),
     locations: await declarationLocations(module, p.projectDir, declared),
     ...(staticImports ? { staticImports } : {}),
     ...(ignore ? { ignore } : {}),
+    declaredElsewhere: declaredElsewhere(declared, module.declaringGroups ?? []),
+    resolvedVersion: (name) => resolvedVersion(module, { name }, install),
   });
   return { components, findings, facts, staticImports };
 }

@@ -296,6 +296,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
       traced: null,
       alternatives: {},
       buildTools: { declared: declared.buildTools ?? [], found: install.buildTools ?? [] },
+      ...(install.production ? { production: withoutOwn(install.production, own) } : {}),
     };
     let evidence: Record<string, string[]> = {};
     let attribution: AttributionResult | undefined;

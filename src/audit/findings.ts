@@ -16,11 +16,15 @@ export interface FindingInput {
   traced: readonly Dependency[];
   /** The D3-based gaps are null when no traced command started. */
   gaps: GapSets | UntracedGapSets;
-  /** Declared names that do not pin one version. */
-  unpinned: readonly string[];
+  /** Declarations that do not pin one version, each with the version it resolved to (src/audit/resolved-version.ts). */
+  unpinned: readonly { name: string; version?: string }[];
   locations: Record<string, ManifestLocation>;
   staticImports?: StaticImports;
   ignore?: IgnoreLists;
+  /** The version a declaration of `name` resolves to, where D2 may hold it at several (npm: the top-level copy). */
+  resolvedVersion?: (name: string) => string | undefined;
+  /** Names declared outside D1 in a group the install includes (npm devDependencies), with the group. */
+  declaredElsewhere?: Record<string, string>;
 }
 
 const RUN_MORE = 'trace the entry points that reach it: add their commands with --run, or to "run" in envproof.config.json';
@@ -40,6 +44,10 @@ function phantom(name: string, input: FindingInput): Omit<Finding, 'kind' | 'nam
     return { ...base, advice: `declared in ${input.manifest} but never loaded by the traced run: remove it if nothing needs it, or ${RUN_MORE}` };
   }
   const sites = input.staticImports.imports[name];
+  const discovery = input.staticImports.discovered?.[name];
+  if (!sites && discovery) {
+    return { ...base, phantom: 'discovered', discovery, advice: `not imported, loaded by discovery (${discovery.rule}, ${discovery.evidence}): keep it; the traced run did not use it` };
+  }
   if (!sites) {
     return { ...base, phantom: 'unused', advice: `declared in ${input.manifest}, never loaded, and nothing in the code imports it: remove it (envproof fix --remove-phantom)` };
   }
@@ -56,15 +64,14 @@ export function buildFindings(input: FindingInput): Finding[] {
   };
   for (const name of input.gaps.phantom ?? []) add('phantom', name, phantom(name, input));
   for (const name of input.gaps.hidden ?? []) {
-    const version = versionOf(name, input.installed, input.traced);
+    const version = input.resolvedVersion?.(name) ?? versionOf(name, input.installed, input.traced);
     add('hidden', name, {
       ...(version ? { version } : {}),
       location: { file: input.manifest },
       advice: `loaded at run time${version ? ` (${version})` : ''} but not declared in ${input.manifest}: declare it (envproof fix)`,
     });
   }
-  for (const name of input.unpinned) {
-    const version = versionOf(name, input.installed);
+  for (const { name, version } of input.unpinned) {
     const location = input.locations[name];
     add('unpinned', name, {
       ...(version ? { version } : {}),
@@ -73,7 +80,11 @@ export function buildFindings(input: FindingInput): Finding[] {
     });
   }
   for (const name of input.gaps.bloat ?? []) add('bloat', name, { advice: 'installed but never loaded by the traced run' });
-  for (const name of input.gaps.transitive) add('transitive', name, { advice: 'installed but not declared (pulled in by another package)' });
+  for (const name of input.gaps.transitive) {
+    const group = input.declaredElsewhere?.[name];
+    if (!group) add('transitive', name, { advice: 'installed but not declared (pulled in by another package)' });
+    else add('transitive', name, { declaredIn: group, advice: `declared in ${group}, outside D1; installed because the install includes that group` });
+  }
   return findings;
 }
 

@@ -25,9 +25,11 @@ export interface Layers {
   /** Other views of D3. */
   alternatives: Record<string, Dependency[]>;
   buildTools: { declared: Dependency[]; found: Dependency[] };
+  /** D2 without development-only packages, where the install includes them (InstallResult.production). */
+  production?: Dependency[];
 }
 
-export type Measured = Pick<AuditReport, 'layers' | 'layerCounts' | 'alternatives' | 'alternativeMetrics' | 'paperCompatible' | 'gaps' | 'metrics'>;
+export type Measured = Pick<AuditReport, 'layers' | 'layerCounts' | 'alternatives' | 'alternativeMetrics' | 'paperCompatible' | 'productionOnly' | 'gaps' | 'metrics'>;
 
 /**
  * Gaps and metrics by name, for D3 and each alternative view of it; with build tools, also the paper's figure
@@ -35,10 +37,16 @@ export type Measured = Pick<AuditReport, 'layers' | 'layerCounts' | 'alternative
  * D1 and D2 give. Where the paper defines D2 := D1 (C++), its figures come beside envproof's own (`paperCompatible`).
  */
 export function measure(l: Layers, ecosystem: EcosystemId): Measured {
-  const measured = measureLayers(l);
+  const measured = { ...measureLayers(l), ...(l.production ? { productionOnly: productionOnly(l, l.production) } : {}) };
   if (!paperInstalledIsDeclared(ecosystem)) return measured;
   const paper = measureLayers({ ...l, installed: l.declared, buildTools: { declared: [], found: [] } });
   return { ...measured, paperCompatible: { installed: paper.layers.installed, gaps: paper.gaps, metrics: paper.metrics } };
+}
+
+/** The gaps and metrics with the production-only D2 in place of D2 (D1 and D3 as they are). */
+function productionOnly(l: Layers, production: Dependency[]): NonNullable<AuditReport['productionOnly']> {
+  const m = measureLayers({ ...l, installed: production, alternatives: {}, buildTools: { declared: [], found: [] } });
+  return { installed: m.layers.installed, count: m.layerCounts.installed, gaps: m.gaps, metrics: m.metrics };
 }
 
 function measureLayers(l: Layers): Measured {

@@ -106,9 +106,19 @@ export type FindingKind = (typeof FINDING_KINDS)[number];
 
 /**
  * `unused`: declared, and nothing in the code imports it (remove it). `not-traced`: the code imports it, on a path
- * the traced runs did not take (trace more entry points). Only when the ecosystem reads static imports.
+ * the traced runs did not take (trace more entry points). `discovered`: nothing imports it, but a tool loads it by
+ * name (`discovery` says how): keep it. Only when the ecosystem reads static imports.
  */
-export type PhantomClass = 'unused' | 'not-traced';
+export type PhantomClass = 'unused' | 'not-traced' | 'discovered';
+
+/**
+ * How a package nothing imports is loaded all the same (a phantom `discovered`): a tool or a registry finds it by
+ * name. `rule` is the id of the rule that recognised it (docs/audit-json.md lists them), `evidence` where (`file:line`).
+ */
+export interface Discovery {
+  rule: string;
+  evidence: string;
+}
 
 /** One gap, per package, with where it is written and what to do about it. */
 export interface Finding {
@@ -121,6 +131,10 @@ export interface Finding {
   phantom?: PhantomClass;
   /** Phantoms the code imports: where (`file:line`). */
   importedAt?: string[];
+  /** Phantoms loaded by discovery, not by import: which rule decided, and the evidence. */
+  discovery?: Discovery;
+  /** Transitive packages declared outside D1, in a group the install includes (npm `devDependencies`): the group. */
+  declaredIn?: string;
   advice: string;
   /** Listed in the configuration's `ignore` for its kind: reported, but not a finding for the exit code. */
   ignored?: boolean;
@@ -165,6 +179,11 @@ export interface AuditReport {
    * envproof's own D2 from the configure step, so inflation can be compared with the paper's figures.
    */
   paperCompatible?: { installed: LayerEntry[]; gaps: GapSets | UntracedGapSets; metrics: ProjectMetrics | UntracedMetrics };
+  /**
+   * Where the install includes development-only packages (npm's devDependencies, as the paper's `npm ls --all`
+   * counts them): D2 without them (`npm ls --all --omit=dev`), with the gaps and metrics it gives, beside the paper's.
+   */
+  productionOnly?: { installed: LayerEntry[]; count: LayerCount; gaps: GapSets | UntracedGapSets; metrics: ProjectMetrics | UntracedMetrics };
   /** The D3-based gaps and metrics are null when the program never started. */
   gaps: GapSets | UntracedGapSets;
   metrics: ProjectMetrics | UntracedMetrics;

@@ -22,6 +22,18 @@ function describeEdit(e: ManifestEdit): string {
   return `remove ${e.dependency.name} (phantom, nothing imports it)`;
 }
 
+/** One line per kind and reason, naming every package it applies to, so that no reason is printed twice. */
+function keptByReason(kept: FixResult['plan']['kept']): { names: string[]; kind: string; reason: string }[] {
+  const groups = new Map<string, { names: string[]; kind: string; reason: string }>();
+  for (const k of kept) {
+    const key = `${k.kind}\0${k.reason}`;
+    const group = groups.get(key) ?? { names: [], kind: k.kind, reason: k.reason };
+    group.names.push(k.name);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
 /** Open findings per kind, the before → after line of the summary. */
 function counts(report: AuditReport): Record<string, number> {
   return Object.fromEntries(FINDING_KINDS.map((k) => [k, report.findings.filter((f) => f.kind === k && !f.ignored).length]));
@@ -31,7 +43,7 @@ function summary(r: FixResult, dryRun: boolean): string {
   const out: string[] = [];
   for (const e of r.outcome.applied) out.push(`${dryRun ? 'would ' : ''}${describeEdit(e)}`);
   for (const { edit, reason } of r.outcome.refused) out.push(`not done: ${describeEdit(edit)}: ${reason}`);
-  for (const k of r.plan.kept) out.push(`left alone: ${k.name} (${k.kind}): ${k.reason}`);
+  for (const { names, kind, reason } of keptByReason(r.plan.kept)) out.push(`left alone: ${names.join(', ')} (${kind}): ${reason}`);
   if (r.outcome.applied.length === 0) out.push('nothing to change in the manifest');
   if (r.refreshed.length) out.push(`refreshed by the package manager: ${r.refreshed.join(', ')}`);
   if (r.after) {
@@ -51,7 +63,7 @@ export function registerFix(program: Command, setExitCode: SetExitCode): void {
   addSharedOptions(command)
     .option('--from <report.json>', 'plan the edits from a report saved with envproof audit --json instead of auditing first')
     .option('--dry-run', 'print the unified diff and change nothing')
-    .option('--pin', 'pin unpinned dependencies to the installed version (Go: go.mod versions are exact already; only a branch, commit or other non-canonical version is replaced by the one the go command resolved)')
+    .option('--pin', 'pin unpinned dependencies to the version each declaration resolved to (npm: the top-level copy; Go: go.mod versions are exact already; only a branch, commit or other non-canonical version is replaced by the one the go command resolved)')
     .option('--remove-phantom', 'remove phantom dependencies that nothing in the code imports')
     .option('--json', 'print the result as JSON')
     .addHelpText('after', `\nComments, order and formatting outside the changed lines are kept byte for byte (docs/fix.md).\nDerived files are refreshed by their package manager in the sandbox: npm's lockfile, Go's go.sum.\nExit codes: 0 no failing finding remains (or a dry run), 1 some remain, 2 error.${CONFIG_HELP}`)

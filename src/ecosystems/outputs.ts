@@ -3,6 +3,7 @@
  * static imports (the phantom split), and surgical manifest edits (`envproof fix`). Each is an optional member of
  * EcosystemModule; the generic writers (src/report/) and the fix command (src/fix/) never ask which ecosystem it is.
  */
+import type { Discovery } from '../audit/report.js';
 import type { DeclaredResult, Dependency } from '../core/types.js';
 import type { AuditContext } from './types.js';
 
@@ -63,6 +64,8 @@ export interface StaticImports {
    * points that reach it. C++ replaces it: an include seen at build time leaves no runtime trace.
    */
   notTracedAdvice?: string;
+  /** Per package name the code does not import, how it is loaded by discovery (a plug-in named in configuration). */
+  discovered?: Record<string, Discovery>;
   notes: string[];
 }
 

@@ -55,6 +55,11 @@ export interface InstallResult<Details = unknown> {
   own?: string[];
   /** Build tools the configure step found; not in `installed`. */
   buildTools?: Dependency[];
+  /**
+   * D2 without what only development needs, where the install includes it (npm installs devDependencies, as the
+   * paper's `npm ls --all` counts them): the nodes npm marks dev, which `npm ls --all --omit=dev` leaves out.
+   */
+  production?: Dependency[];
 }
 
 export interface RunChoice {
@@ -114,6 +119,16 @@ export interface EcosystemModule<Details = unknown> extends EcosystemFacts {
   attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult<Details>): Promise<AttributionResult>;
   /** Whether a declared dependency pins one version (default: it has a `version`, which D1 sets for exact pins only). */
   isPinned?(dep: Dependency): boolean;
+  /**
+   * The installed version a declaration resolves to, where D2 may hold its name at several versions (npm: the
+   * top-level node; Maven: the artifact of its groupId:artifactId). Default: the name's only installed version.
+   */
+  resolvedVersion?(dep: Dependency, install: InstallResult<Details>): string | undefined;
+  /**
+   * Groups of DeclaredResult.other that declare packages the install includes (npm devDependencies): an installed
+   * package one of them names is reported as declared there, not as installed but undeclared.
+   */
+  declaringGroups?: readonly string[];
   /** SBOM facts about the installed packages (package URL, hashes, dependency graph), while the environment exists. */
   componentFacts?(ctx: AuditContext, install: InstallResult<Details>, attribution: AttributionResult): Promise<ComponentFacts>;
   /** What the project's code imports, read statically: splits phantoms into unused and imported-but-not-traced. */

@@ -1,9 +1,10 @@
 /**
  * What `envproof fix` asks of the manifest, from an audit's findings: declare every hidden dependency at the
- * version that was loaded; with --pin, pin every unpinned one to the installed version; with --remove-phantom,
- * remove the phantoms nothing imports. A phantom the code imports on an untraced path is kept: it is needed.
+ * version that was loaded; with --pin, pin every unpinned one to the version its declaration resolved to; with
+ * --remove-phantom, remove the phantoms nothing imports. A phantom the code imports on an untraced path, or one a
+ * tool loads by discovery (a plug-in named in configuration), is kept: it is needed.
  */
-import type { AuditReport } from '../audit/report.js';
+import type { AuditReport, Finding } from '../audit/report.js';
 import type { DeclaredResult } from '../core/types.js';
 import type { ManifestEdit } from '../ecosystems/outputs.js';
 
@@ -18,6 +19,13 @@ export interface FixPlan {
   kept: { name: string; kind: string; reason: string }[];
 }
 
+/** Where the code imports a kept phantom, and the advice, saying the import sites once when the advice names them. */
+function importedReason(f: Finding): string {
+  const sites = f.importedAt ?? [];
+  if (sites[0] && f.advice.includes(sites[0])) return f.advice;
+  return `the code imports it${sites.length ? ` (${sites.slice(0, 3).join(', ')})` : ''}: ${f.advice}`;
+}
+
 export function planFix(report: AuditReport, declared: DeclaredResult, flags: FixFlags): FixPlan {
   const plan: FixPlan = { edits: [], kept: [] };
   const keep = (name: string, kind: string, reason: string) => plan.kept.push({ name, kind, reason });
@@ -26,7 +34,7 @@ export function planFix(report: AuditReport, declared: DeclaredResult, flags: Fi
     report.layers.installed.find((d) => d.name === name && d.version === version)?.id ??
     report.layers.traced?.find((d) => d.name === name && d.version === version)?.id;
   const removed = new Set(
-    flags.removePhantom ? report.findings.filter((f) => f.kind === 'phantom' && !f.ignored && f.phantom !== 'not-traced').map((f) => f.name) : [],
+    flags.removePhantom ? report.findings.filter((f) => f.kind === 'phantom' && !f.ignored && f.phantom !== 'not-traced' && !f.discovery).map((f) => f.name) : [],
   );
   for (const f of report.findings) {
     if (f.ignored) {
@@ -45,7 +53,8 @@ export function planFix(report: AuditReport, declared: DeclaredResult, flags: Fi
       else if (dependency) plan.edits.push({ kind: 'pin', dependency, version: f.version });
     } else if (f.kind === 'phantom' && flags.removePhantom) {
       const dependency = declaredEntry(f.name);
-      if (f.phantom === 'not-traced') keep(f.name, f.kind, `the code imports it${f.importedAt?.length ? ` (${f.importedAt.slice(0, 3).join(', ')})` : ''}: ${f.advice}`);
+      if (f.phantom === 'not-traced') keep(f.name, f.kind, importedReason(f));
+      else if (f.discovery) keep(f.name, f.kind, f.advice);
       else if (dependency) plan.edits.push({ kind: 'remove', dependency });
     }
   }

@@ -26,6 +26,8 @@ export function renderAuditMarkdown(report: AuditReport): string {
   out.push(
     `D1 declared ${m.n1} · D2 installed ${m.n2} · D3 traced ${m.n3} — inflation ${formatRate(m.inflation)}, precision ${formatRate(m.precision)}, recall ${formatRate(m.recall)}, F1 ${formatRate(m.f1)}.`,
   );
+  const p = report.productionOnly;
+  if (p) out.push(`Production only (D2 without development-only packages, \`npm ls --all --omit=dev\`): D2 ${p.metrics.n2}, inflation ${formatRate(p.metrics.inflation)}.`);
   const runs = report.runs.map((r) => `\`${r.command}\` (${r.success ? 'exit 0' : r.timedOut ? 'timed out' : `exit ${r.exitCode ?? r.signal}`})`);
   out.push(`Traced: ${runs.join(', ')}; sandbox ${report.sandbox.backend}.`, '');
   return `${out.join('\n')}`;

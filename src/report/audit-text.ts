@@ -48,7 +48,30 @@ function phantomSplit(r: AuditReport): string[] {
     out.push(`${pad}imported by the code, not loaded: ${notTraced.map((f) => `${f.name} (${f.importedAt?.[0] ?? ''})`).join(', ')}`);
     out.push(`${pad}  (${notTraced[0]!.advice})`);
   }
+  const discovered = phantoms.filter((f) => f.phantom === 'discovered');
+  if (discovered.length) {
+    out.push(`${pad}not imported, loaded by discovery (keep): ${discovered.map((f) => `${f.name} (${f.discovery?.rule}, ${f.discovery?.evidence})`).join(', ')}`);
+  }
   return out;
+}
+
+/**
+ * D2 \\ D1 as the paper counts it; the packages in it that a group outside D1 declares (npm devDependencies) are
+ * named under "Declared outside D1", not as installed but undeclared.
+ */
+function transitiveLines(r: AuditReport): string[] {
+  const elsewhere = new Set(r.findings.filter((f) => f.kind === 'transitive' && f.declaredIn).map((f) => f.name));
+  if (!elsewhere.size) return [gapLine('transitive', r.gaps.transitive, 'installed but not declared: D2 \\ D1')];
+  const undeclared = r.gaps.transitive.filter((n) => !elsewhere.has(n));
+  const line = `  ${'transitive'.padEnd(11)} ${String(r.gaps.transitive.length).padStart(3)}  ${undeclared.join(', ') || '-'}`;
+  return [line, `${' '.repeat(19)}(installed but not declared: D2 \\ D1; ${elsewhere.size} more declared outside D1, listed there)`];
+}
+
+/** The production-only D2 beside the paper's, where the install includes development-only packages. */
+function productionLine(r: AuditReport): string[] {
+  const p = r.productionOnly;
+  if (!p) return [];
+  return [`  production only (D2 without development-only packages, as npm ls --all --omit=dev): D2 ${countLabel(p.count)}, inflation ${formatRate(p.metrics.inflation)}   bloat rate ${formatRate(p.metrics.bloatRate)}`];
 }
 
 export interface AuditTextOptions {
@@ -72,11 +95,12 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
   out.push(...phantomSplit(r));
   out.push(gapLine('hidden', r.gaps.hidden, 'loaded but not declared: D3 \\ D1'));
   out.push(gapLine('bloat', r.gaps.bloat, 'installed but never loaded: D2 \\ D3'));
-  out.push(gapLine('transitive', r.gaps.transitive, 'installed but not declared: D2 \\ D1'));
+  out.push(...transitiveLines(r));
   out.push('');
   out.push(`Metrics (over distinct names: n1 ${m.n1}, n2 ${m.n2}, n3 ${m.n3 ?? 'unknown'})`);
   out.push(`  inflation ${formatRate(m.inflation)}   phantom rate ${formatRate(m.phantomRate)}   hidden rate ${formatRate(m.hiddenRate)}   bloat rate ${formatRate(m.bloatRate)}`);
   out.push(`  precision ${formatRate(m.precision)}   recall ${formatRate(m.recall)}   F1 ${formatRate(m.f1)}`);
+  out.push(...productionLine(r));
   if (r.paperCompatible) {
     const pm = r.paperCompatible.metrics;
     out.push(`  paper-compatible (D2 := D1, as the paper defines it for C++): inflation ${formatRate(pm.inflation)}   bloat rate ${formatRate(pm.bloatRate)}`);
@@ -113,7 +137,8 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
   if (other.length) {
     out.push('');
     out.push('Declared outside D1');
-    for (const [group, deps] of other) out.push(`  ${group}: ${deps.map(entry).join(', ')}`);
+    const installed = new Set(r.findings.filter((f) => f.kind === 'transitive' && f.declaredIn).map((f) => `${f.declaredIn}\0${f.name}`));
+    for (const [group, deps] of other) out.push(`  ${group}: ${deps.map((d) => `${entry(d)}${installed.has(`${group}\0${d.name}`) ? ' (installed)' : ''}`).join(', ')}`);
   }
   if (r.skipped.length) {
     out.push('');

@@ -1,6 +1,6 @@
 /**
  * The rules the audit's findings are reported under (SARIF `ruleId`, annotation titles, the Markdown table), one per
- * kind of finding, phantoms split by whether the code imports them. docs/sarif.md lists them.
+ * kind of finding, phantoms split by whether the code imports them (or a tool loads them by discovery). docs/sarif.md lists them.
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,6 +25,12 @@ export const FINDING_RULES = {
     title: 'Phantom dependency, imported on a path not traced',
     description: 'Declared and imported by the code, but the traced run did not take the path that loads it.',
     help: 'Trace the entry points that reach it (`--run`, or `run` in the configuration); keep the declaration.',
+  },
+  'phantom-discovered': {
+    id: 'phantom-discovered',
+    title: 'Phantom dependency, loaded by discovery',
+    description: 'Declared, not imported by the code, but loaded by name by a tool or a registry (a plug-in named in configuration); the traced run did not use it.',
+    help: 'Keep the declaration; trace the tool that loads it to see it used.',
   },
   phantom: {
     id: 'phantom',

@@ -35,3 +35,12 @@ export function installedLayer(artifacts: readonly ListedArtifact[]): Dependency
   }
   return [...layer.values()];
 }
+
+/**
+ * The version Maven resolved a declaration to: the artifact of its groupId:artifactId (an artifactId alone may
+ * name artifacts of other groups); undefined when the reactor's modules resolved it to several versions.
+ */
+export function resolvedArtifactVersion(dep: Dependency, installed: readonly Dependency[]): string | undefined {
+  const versions = new Set(installed.filter((d) => d.id === dep.id && d.version).map((d) => d.version!));
+  return versions.size === 1 ? [...versions][0] : undefined;
+}

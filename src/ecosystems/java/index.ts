@@ -6,7 +6,7 @@ import type { AuditContext, EcosystemModule, InstallResult, RunChoice } from '..
 import { attributeJava } from './attribute.js';
 import { tracedJvmOptions } from './class-load-log.js';
 import { extractJavaDeclared } from './declared.js';
-import { installedLayer, parseDependencyList, type ListedArtifact } from './dependency-list.js';
+import { installedLayer, parseDependencyList, resolvedArtifactVersion, type ListedArtifact } from './dependency-list.js';
 import { javaLayout } from './layout.js';
 import { element, parsePomXml } from './pom-xml.js';
 import { findMainClass } from './main-class.js';
@@ -140,6 +140,7 @@ export const javaEcosystem: EcosystemModule<MavenInstallDetails> = {
 
   /** One version, not a range, LATEST/RELEASE or a snapshot. */
   isPinned: (dep) => dep.version !== undefined && !/[[\](),]/.test(dep.version) && !/^(LATEST|RELEASE)$|-SNAPSHOT$/.test(dep.version),
+  resolvedVersion: (dep, install) => resolvedArtifactVersion(dep, install.installed),
   componentFacts: mavenComponentFacts,
   staticImports: (ctx) => javaStaticImports(ctx),
   manifestEditor: mavenManifestEditor,

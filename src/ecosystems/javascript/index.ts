@@ -1,8 +1,8 @@
 import type { EcosystemModule } from '../types.js';
-import type { NpmInstallDetails } from './npm-tree.js';
+import { topLevelVersion, type NpmInstallDetails } from './npm-tree.js';
 import { attribute } from './attribute.js';
 import { install } from './install.js';
-import { extractDeclared } from './manifest.js';
+import { extractDeclared, OTHER_GROUPS } from './manifest.js';
 import { javascriptFacts } from './facts.js';
 import { defaultRun, userRun } from './run.js';
 import { npmComponentFacts } from './component-facts.js';
@@ -17,6 +17,8 @@ export const javascriptEcosystem: EcosystemModule<NpmInstallDetails> = {
   defaultRun: (ctx) => defaultRun(ctx),
   userRun: (command, ctx) => userRun(command, ctx),
   attribute,
+  resolvedVersion: (dep, install) => topLevelVersion(install.details.tree, dep.name),
+  declaringGroups: OTHER_GROUPS,
   componentFacts: npmComponentFacts,
   staticImports: (ctx) => npmStaticImports(ctx),
   manifestEditor: npmManifestEditor,

@@ -82,6 +82,7 @@ export async function install(ctx: AuditContext): Promise<InstallResult<NpmInsta
   }
   return {
     installed: installedFromTree(tree),
+    production: installedFromTree(tree, { omitDev: true }),
     details: {
       tree: tree.root,
       problems: tree.problems,

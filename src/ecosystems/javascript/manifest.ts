@@ -8,7 +8,7 @@ import { objectField, readPackageJson, type PackageJson } from './package-json.j
 export const MANIFEST = 'package.json';
 
 /** Groups that npm installs (some of them) but that are not declarations of what the program needs: never D1. */
-const OTHER_GROUPS = ['devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
+export const OTHER_GROUPS = ['devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
 
 interface GroupEntries {
   deps: Dependency[];

@@ -3,6 +3,9 @@
  * `.` or `_`, at most 214 characters. Upper case is accepted because old registry packages use it
  * (e.g. `JSONStream`); such names are kept as written, since node_modules/ and require() are case-sensitive.
  */
+import { builtinModules } from 'node:module';
+
+const BUILTINS = new Set(builtinModules);
 const NAME = /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*$/i;
 const RESERVED = new Set(['node_modules', 'favicon.ico']);
 
@@ -22,4 +25,13 @@ export function parseAlias(spec: string): { realName: string; range: string } | 
   // The version separator is the first `@` after a possible scope's leading one.
   const at = target.indexOf('@', target.startsWith('@') ? 1 : 0);
   return at === -1 ? { realName: target, range: '' } : { realName: target.slice(0, at), range: target.slice(at + 1) };
+}
+
+/** The package a module specifier names, or undefined for relative, absolute, URL and built-in specifiers. */
+export function packageOfSpecifier(specifier: string): string | undefined {
+  if (/^(\.|\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) return undefined;
+  const parts = specifier.split('/');
+  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+  if (!name || BUILTINS.has(name) || (specifier.startsWith('@') && parts.length < 2)) return undefined;
+  return name;
 }

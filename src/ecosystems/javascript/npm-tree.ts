@@ -90,12 +90,13 @@ export function* walk(node: NpmTreeNode): Generator<NpmTreeNode> {
 
 /**
  * D2: every installed node of the tree (not the root) as name@version, de-duplicated. Nested copies of
- * another version are distinct entries; missing nodes are not installed and are left out.
+ * another version are distinct entries; missing nodes are not installed and are left out. With `omitDev`, also the
+ * nodes npm marks dev (needed only by devDependencies): the production-only D2 of `npm ls --all --omit=dev`.
  */
-export function installedFromTree(tree: NpmTree): Dependency[] {
+export function installedFromTree(tree: NpmTree, opts: { omitDev?: boolean } = {}): Dependency[] {
   const deps: Dependency[] = [];
   for (const node of walk(tree.root)) {
-    if (node.missing || !node.version) continue;
+    if (node.missing || !node.version || (opts.omitDev && node.dev)) continue;
     deps.push({
       name: node.name,
       version: node.version,
@@ -104,4 +105,15 @@ export function installedFromTree(tree: NpmTree): Dependency[] {
     });
   }
   return uniqueDependencies(deps);
+}
+
+/**
+ * The version a declaration of the root resolves to: the copy in the project's own node_modules/ (what require()
+ * from the project finds), never one nested under another package. `npm ls` lists a hoisted package under the
+ * package that needs it, so the node is found by its path; a direct dependency without one by its place in the tree.
+ */
+export function topLevelVersion(root: NpmTreeNode, name: string): string | undefined {
+  const at = `node_modules/${name}`;
+  for (const node of walk(root)) if (node.path === at && !node.missing && node.version) return node.version;
+  return root.dependencies.find((c) => c.name === name && !c.missing && !c.path)?.version;
 }

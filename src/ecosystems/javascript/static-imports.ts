@@ -1,51 +1,85 @@
 /**
  * Static imports of a JavaScript/TypeScript project, read with the TypeScript compiler's own pre-processor
  * (`ts.preProcessFile`): `import`/`export … from`, dynamic `import("…")` and `require("…")` with a literal
- * specifier, in every source file outside node_modules. A bare specifier names a package (`@scope/name/sub` →
- * `@scope/name`); relative paths and Node's built-in modules do not.
+ * specifier, in every source file outside node_modules. Source files are those with a JavaScript or TypeScript
+ * extension, the files package.json names as code (entry-files.ts) and files whose first line is a `node` shebang,
+ * whatever their names. A bare specifier names a package (`@scope/name/sub` → `@scope/name`); relative paths and
+ * Node's built-in modules do not. Packages loaded by discovery — named in Babel or ESLint configuration
+ * (config-discovery.ts), or located with `require.resolve('x')` — are reported apart, with the rule that found them.
  */
-import { builtinModules } from 'node:module';
-import { readdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { StaticImports } from '../outputs.js';
 import { lineNumber } from '../text-edits.js';
 import type { AuditContext } from '../types.js';
 import { readProjectFile } from '../../core/safe-read.js';
+import { configDiscoveries, type Discovered } from './config-discovery.js';
+import { packageEntryFiles } from './entry-files.js';
+import { MANIFEST } from './manifest.js';
+import { packageOfSpecifier } from './names.js';
+import { readPackageJson } from './package-json.js';
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
-const BUILTINS = new Set(builtinModules);
 
-/** The package a module specifier names, or undefined for relative, absolute, URL and built-in specifiers. */
-export function packageOfSpecifier(specifier: string): string | undefined {
-  if (/^(\.|\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) return undefined;
-  const parts = specifier.split('/');
-  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
-  if (!name || BUILTINS.has(name) || (specifier.startsWith('@') && parts.length < 2)) return undefined;
-  return name;
-}
+const NODE_SHEBANG = /^#!.*\bnode\b/;
+/** `require.resolve('x')`: the package's path is looked up (a tool locating a plug-in), nothing is loaded. */
+const REQUIRE_RESOLVE = /\brequire\.resolve\(\s*(['"`])([^'"`]+)\1/g;
 
-async function sourceFiles(dir: string, rel = ''): Promise<string[]> {
+/** Every regular file under `dir` outside node_modules and .git; symbolic links are not followed. */
+async function projectFiles(dir: string, rel = ''): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await readdir(path.join(dir, rel), { withFileTypes: true }).catch(() => [])) {
     const child = rel ? `${rel}/${entry.name}` : entry.name;
-    if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) out.push(...(await sourceFiles(dir, child)));
-    else if (entry.isFile() && SOURCE.test(entry.name)) out.push(child);
+    if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) out.push(...(await projectFiles(dir, child)));
+    else if (entry.isFile()) out.push(child);
   }
-  return out.sort();
+  return out;
+}
+
+async function hasNodeShebang(file: string): Promise<boolean> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(128), 0, 128, 0);
+    return NODE_SHEBANG.test(buffer.subarray(0, bytesRead).toString('latin1').split('\n')[0]!);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The source files, and apart those read only because package.json names them or their shebang is node's. */
+async function sourceFiles(dir: string): Promise<{ files: string[]; unnamed: string[] }> {
+  const all = await projectFiles(dir);
+  const pkg = await readPackageJson(path.join(dir, MANIFEST)).catch(() => ({}));
+  const named = new Set(packageEntryFiles(pkg));
+  const unnamed: string[] = [];
+  for (const file of all) {
+    if (SOURCE.test(file)) continue;
+    if (named.has(file) || (await hasNodeShebang(path.join(dir, file)))) unnamed.push(file);
+  }
+  return { files: [...all.filter((f) => SOURCE.test(f)), ...unnamed].sort(), unnamed: unnamed.sort() };
 }
 
 export async function scanJsImports(projectDir: string): Promise<StaticImports> {
   const ts = (await import('typescript')).default;
   const imports: Record<string, string[]> = {};
-  for (const file of await sourceFiles(projectDir)) {
+  // Configuration first: a package both named in a config and located with require.resolve is the config's.
+  const discovered: Discovered = await configDiscoveries(projectDir);
+  const { files, unnamed } = await sourceFiles(projectDir);
+  for (const file of files) {
     const text = await readProjectFile(projectDir, file, 'utf8');
     for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
       const name = packageOfSpecifier(ref.fileName);
       if (name) (imports[name] ??= []).push(`${file}:${lineNumber(text, ref.pos)}`);
     }
+    for (const m of text.matchAll(REQUIRE_RESOLVE)) {
+      const name = packageOfSpecifier(m[2]!);
+      if (name && !discovered[name]) discovered[name] = { rule: 'require-resolve', evidence: `${file}:${lineNumber(text, m.index)}` };
+    }
   }
-  return { imports, method: "the TypeScript compiler's pre-processor (import, export from, import(), require())", notes: [] };
+  const notes = unnamed.length ? [`read as JavaScript without a JavaScript extension (named by package.json or a node shebang): ${unnamed.join(', ')}`] : [];
+  return { imports, method: "the TypeScript compiler's pre-processor (import, export from, import(), require())", discovered, notes };
 }
 
 export const npmStaticImports = (ctx: AuditContext): Promise<StaticImports> => scanJsImports(ctx.host.projectDir);

@@ -1,0 +1,69 @@
+// tier: quick
+/**
+ * Which files the static-import reader reads: JavaScript extensions, and also whatever package.json names as code
+ * (bin, main, exports, the file a script hands to node) and any file with a node shebang, extension or not
+ * (http-server's `bin/http-server`). Other files and symbolic links leaving the project are not read.
+ */
+import assert from 'node:assert/strict';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { nodeScriptFiles, packageEntryFiles } from '../../../src/ecosystems/javascript/entry-files.js';
+import { scanJsImports } from '../../../src/ecosystems/javascript/static-imports.js';
+
+describe('static imports: files without a JavaScript extension', () => {
+  let dir: string;
+  let outside: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'envproof-js-imports-'));
+    outside = await mkdtemp(path.join(tmpdir(), 'envproof-js-outside-'));
+    const files: Record<string, string> = {
+      'package.json': JSON.stringify({
+        name: 'p',
+        bin: { p: './bin/p' },
+        main: 'lib/main',
+        exports: { '.': { require: './lib/main', import: './esm/entry' }, './feature/*': './features/*.js' },
+        scripts: { build: 'node --no-warnings scripts/build && echo done', lint: 'eslint .' },
+      }),
+      'bin/p': "require('minimist');\n",
+      'lib/main': "module.exports = require('chalk');\n",
+      'esm/entry': "import opener from 'opener';\n",
+      'scripts/build': "\nrequire('left-pad');\n",
+      'tools/gen': "#!/usr/bin/env node\nrequire('ms');\n",
+      'tools/gen.sh': "#!/bin/sh\necho require('debug')\n",
+      'README': "require('not-code')\n",
+    };
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+      await writeFile(path.join(dir, file), text);
+    }
+    await chmod(path.join(dir, 'tools/gen'), 0o755);
+    await writeFile(path.join(outside, 'secret'), "#!/usr/bin/env node\nrequire('outside-pkg');\n");
+    await symlink(path.join(outside, 'secret'), path.join(dir, 'tools/linked'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it('reads what package.json names and node shebang files, with their lines; nothing else', async () => {
+    const result = await scanJsImports(dir);
+    assert.deepEqual(result.imports, {
+      minimist: ['bin/p:1'],
+      chalk: ['lib/main:1'],
+      opener: ['esm/entry:1'],
+      'left-pad': ['scripts/build:2'],
+      ms: ['tools/gen:2'],
+    });
+    assert.deepEqual(result.notes, [
+      'read as JavaScript without a JavaScript extension (named by package.json or a node shebang): bin/p, esm/entry, lib/main, scripts/build, tools/gen',
+    ]);
+  });
+
+  it('names: exports leaves without patterns, node script arguments, never a path leaving the project', () => {
+    assert.deepEqual(nodeScriptFiles('node --no-warnings scripts/build && node ./x.js; nodemon y; node -e "1"'), ['scripts/build', './x.js']);
+    assert.deepEqual(packageEntryFiles({ bin: '../escape', main: '/abs', exports: ['./a', { b: './sub/../b', p: './package.json' }], scripts: { s: 'node c' } }), ['a', 'b', 'c']);
+    assert.deepEqual(packageEntryFiles({ main: 'build/Release/addon.node' }), []);
+  });
+});
