@@ -53,6 +53,12 @@ export function componentKey(d: { name: string; version?: string }): string {
   return `${d.name}@${d.version ?? ''}`;
 }
 
+/** Why a package nothing imports is still used: the rule that saw it loaded by discovery, and what it saw. */
+export interface Discovery {
+  rule: string;
+  evidence: string;
+}
+
 export interface StaticImports {
   /** Per package name (the layers' names), where the project's code imports it: `file:line` or `file`. */
   imports: Record<string, string[]>;
@@ -63,6 +69,10 @@ export interface StaticImports {
    * points that reach it. C++ replaces it: an include seen at build time leaves no runtime trace.
    */
   notTracedAdvice?: string;
+  /** Modules the code imports that no installed package provides, with where (`file:line`): missing dependencies. */
+  unresolved?: Record<string, string[]>;
+  /** Packages loaded by discovery rather than by import (service providers, entry-point plug-ins), by name. */
+  discovered?: Record<string, Discovery>;
   notes: string[];
 }
 
