@@ -195,7 +195,7 @@ describe('discovery: loaded by an entry point or python -m, not by import', () =
 describe('discovery: Java service providers, not imported', () => {
   let a: Audited;
   before(async () => {
-    a = await audit('../../ecosystems/java/fixtures/service-providers', []);
+    a = await audit('../../ecosystems/java/fixtures/service-providers', ['--run', 'java demo.App']);
   });
 
   it('keeps the ImageIO plug-in and the slf4j provider (META-INF/services), and still removes commons-lang3', async () => {
