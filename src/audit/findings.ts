@@ -64,7 +64,8 @@ function phantom(name: string, input: FindingInput): Omit<Finding, 'kind' | 'nam
 
 /**
  * Direct when the project's runtime code imports it (located at the import); transitive when it does not and a
- * declared package brings it (with the chain); else, as without static imports, unclassified: declare it.
+ * declared package brings it (with the chain), unless the manifest must list it anyway (Go); else, as without static
+ * imports, unclassified: declare it.
  */
 function hidden(name: string, version: string | undefined, input: FindingInput): Omit<Finding, 'kind' | 'name'> {
   const loaded = `loaded at run time${version ? ` (${version})` : ''} but not declared in ${input.manifest}`;
@@ -75,6 +76,8 @@ function hidden(name: string, version: string | undefined, input: FindingInput):
     return { ...base, hidden: 'direct', location: siteLocation(sites[0]!), importedAt: sites, ...dev, advice: `${loaded}, and the code imports it (${sites.slice(0, 3).join(', ')}): declare it (envproof fix)` };
   }
   const via = input.staticImports && input.graph && dependencyChain(name, input.declared.map((d) => d.name), input.graph);
+  const unlisted = input.staticImports?.unlistedAdvice;
+  if (via && unlisted) return { ...base, via, location: { file: input.manifest }, ...dev, advice: `${loaded}, through ${via.join(' → ')}; ${unlisted}` };
   if (via) {
     return { ...base, hidden: 'transitive', via, location: { file: input.manifest }, ...dev, advice: `${loaded}; only other packages load it (${via.join(' → ')}): declare it only if you import it` };
   }

@@ -69,6 +69,12 @@ export interface StaticImports {
    * points that reach it. C++ replaces it: an include seen at build time leaves no runtime trace.
    */
   notTracedAdvice?: string;
+  /**
+   * Set where the manifest must list every package of the build, not only what the code imports (Go's go.mod, by
+   * module graph pruning): a hidden one the code does not import is no transitive information but a missing entry,
+   * with this advice.
+   */
+  unlistedAdvice?: string;
   /** Modules the code imports that no installed package provides, with where (`file:line`): missing dependencies. */
   unresolved?: Record<string, string[]>;
   /** Packages loaded by discovery rather than by import (service providers, entry-point plug-ins), by name. */

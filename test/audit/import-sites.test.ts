@@ -1,11 +1,12 @@
 // tier: quick
 /**
  * The pure parts behind the hidden split, missing and discovery findings: development sites, the chain through the
- * package graph, the run's error line, a jar's discovery rule, and how --fail-on counts each finding.
+ * package graph, the run's error line, a jar's discovery rule, the hidden split itself, and how --fail-on counts
+ * each finding.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { failingKinds, failOnKind } from '../../src/audit/findings.js';
+import { buildFindings, failingKinds, failOnKind } from '../../src/audit/findings.js';
 import { dependencyChain, isDevelopmentSite, missingModuleLine, nameGraph, siteLocation } from '../../src/audit/import-sites.js';
 import type { Finding } from '../../src/audit/report.js';
 import { jarDiscovery } from '../../src/ecosystems/java/discovery.js';
@@ -72,5 +73,40 @@ describe('--fail-on kinds', () => {
     const findings = [f({ hidden: 'transitive' }), f({ kind: 'missing', developmentImports: ['tests/a.py:1'] })];
     assert.deepEqual(failingKinds(findings, true, ['phantom', 'hidden', 'missing', 'run']), []);
     assert.deepEqual(failingKinds(findings, true, ['hidden-transitive']), ['hidden-transitive']);
+  });
+});
+
+describe('the hidden split', () => {
+  const graph = new Map([['quote', ['sampler']], ['sampler', []], ['own-dep', []]]);
+  const input = (extra: object) => ({
+    manifest: 'go.mod',
+    declared: [{ name: 'quote' }],
+    installed: [],
+    traced: [],
+    gaps: { phantom: [], hidden: ['sampler', 'own-dep'], bloat: [], transitive: [] },
+    unpinned: [],
+    locations: {},
+    graph,
+    ...extra,
+  });
+  const hidden = (findings: Finding[]) => Object.fromEntries(findings.filter((f) => f.kind === 'hidden').map((f) => [f.name, f]));
+
+  it('direct at the import, transitive with the chain; tests\' imports are no runtime use', () => {
+    const h = hidden(buildFindings(input({ staticImports: { method: '', notes: [], imports: { 'own-dep': ['cmd/a.go:4'], sampler: ['tests/x_test.go:3'] } } })));
+    assert.equal(h['own-dep']!.hidden, 'direct');
+    assert.deepEqual(h['own-dep']!.location, { file: 'cmd/a.go', line: 4 });
+    assert.equal(h.sampler!.hidden, 'transitive');
+    assert.deepEqual(h.sampler!.via, ['quote', 'sampler']);
+    assert.deepEqual(h.sampler!.developmentImports, ['tests/x_test.go:3']);
+  });
+
+  it('leaves a hidden one unclassified where the manifest must list it anyway, or without static imports', () => {
+    const go = hidden(buildFindings(input({ staticImports: { method: '', notes: [], imports: {}, unlistedAdvice: 'go.mod must list every module' } })));
+    assert.equal(go.sampler!.hidden, undefined);
+    assert.deepEqual(go.sampler!.via, ['quote', 'sampler']);
+    assert.match(go.sampler!.advice, /go\.mod must list every module/);
+    const none = hidden(buildFindings(input({})));
+    assert.equal(none.sampler!.hidden, undefined);
+    assert.match(none.sampler!.advice, /declare it \(envproof fix\)/);
   });
 });

@@ -39,9 +39,9 @@ const expected: ExpectedOutputs = {
   findings: [
     { rule: 'phantom-unused', name: name(ERRORS), line: 'require github.com/pkg/errors' },
     { rule: 'phantom-not-traced', name: name(CMP), line: 'github.com/google/go-cmp v0.6.0', ignored: true },
-    // Only rsc.io/quote (declared) brings them: transitive.
-    { rule: 'hidden-transitive', name: name(SAMPLER) },
-    { rule: 'hidden-transitive', name: name(TEXT) },
+    // Not imported, but go.mod must list every module of the build: hidden, not left as transitive information.
+    { rule: 'hidden', name: name(SAMPLER) },
+    { rule: 'hidden', name: name(TEXT) },
   ],
 };
 
@@ -111,9 +111,12 @@ describe('outputs: Go', () => {
     assert.deepEqual(a.report.layers.traced.map((d: any) => `${d.name}@${d.version}`).sort(), [...hello, ...uid].sort());
   });
 
-  it('fix: removes the phantom, leaves the transitive hidden modules, the go command refreshes go.sum, the re-audit is clean', async () => {
+  it('fix: removes the phantom, declares the hidden modules, the go command refreshes go.sum, the re-audit is clean', async () => {
     const goMod = a.original['go.mod']!;
-    const want = goMod.replace('require github.com/pkg/errors v0.9.1 // never imported: a phantom\n', '');
+    const want = goMod
+      .replace('require github.com/pkg/errors v0.9.1 // never imported: a phantom\n', '')
+      .replace('\trsc.io/quote v1.5.2\n)', '\trsc.io/quote v1.5.2\n\trsc.io/sampler v1.3.0\n)')
+      .replace(`${name(TEXT)} v0.0.0-20170915032832-14c0d48ead0c // indirect`, `${name(TEXT)} v0.0.0-20170915032832-14c0d48ead0c`);
     assert.notEqual(want, goMod);
     // go.sum is the go command's to write: checked below by its lines, and by the go command itself.
     const result = await checkFix({ ...a, original: { 'go.mod': goMod } }, { 'go.mod': want });
