@@ -11,6 +11,7 @@ import type { PreparedAudit } from './audit.js';
 import { buildComponents, pathShower } from './components.js';
 import { buildFindings, type IgnoreLists } from './findings.js';
 import { resolvedVersion } from './resolved-version.js';
+import { nameGraph } from './import-sites.js';
 import { layer, type Layers, type Measured } from './measure.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type PhaseTimes, type RunOutcome } from './report.js';
 
@@ -51,7 +52,7 @@ function unpinnedDeclarations(deps: readonly Dependency[], resolve: (d: Dependen
 export type AuditOutputs = Awaited<ReturnType<typeof auditOutputs>>;
 
 /** The SBOM's components and the findings; package facts and static imports only once D3 is known. */
-export async function auditOutputs(p: PreparedAudit, layers: Layers, gaps: Measured['gaps'], attribution: AttributionResult | undefined, ignore: IgnoreLists | undefined) {
+export async function auditOutputs(p: PreparedAudit, layers: Layers, gaps: Measured['gaps'], attribution: AttributionResult | undefined, ignore: IgnoreLists | undefined, runs: readonly RunOutcome[]) {
   const { module, install, own, notes, declared } = p;
   // The project's own distribution is no component of its SBOM (nor a note about its missing hash).
   const ownless = { ...install, installed: install.installed.filter((d) => !own.has(d.name)) };
@@ -75,6 +76,8 @@ export async function auditOutputs(p: PreparedAudit, layers: Layers, gaps: Measu
     unpinned: unpinnedDeclarations(layers.declared.filter((d) => !isPinned(d)), (d) => resolvedVersion(module, d, install)),
     locations: await declarationLocations(module, p.projectDir, declared),
     ...(staticImports ? { staticImports } : {}),
+    graph: nameGraph(components),
+    failedOutputs: runs.filter((r) => r.started && !r.success).map((r) => r.outputTail),
     ...(ignore ? { ignore } : {}),
     declaredElsewhere: declaredElsewhere(declared, module.declaringGroups ?? []),
     resolvedVersion: (name) => resolvedVersion(module, { name }, install),
@@ -113,7 +116,9 @@ export function assembleReport(p: PreparedAudit, m: AuditMeasurements): AuditRep
     runs: m.runs,
     components: m.outputs.components,
     componentNotes: facts?.notes ?? [],
-    ...(staticImports ? { staticImports: { method: staticImports.method, imports: staticImports.imports, notes: staticImports.notes } } : {}),
+    ...(staticImports
+      ? { staticImports: { method: staticImports.method, imports: staticImports.imports, ...(staticImports.unresolved ? { unresolved: staticImports.unresolved } : {}), notes: staticImports.notes } }
+      : {}),
     findings: m.outputs.findings,
     evidence: m.evidence,
     install: { commands: install.commands, details: module.reportedDetails ? module.reportedDetails(install.details) : install.details },

@@ -316,7 +316,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     const measured = measure(layers, module.id);
 
     opts.progress('reading package facts and static imports');
-    const outputs = await auditOutputs(p, layers, measured.gaps, attribution, opts.ignore);
+    const outputs = await auditOutputs(p, layers, measured.gaps, attribution, opts.ignore, runs);
     clock.lap('analysis');
     const first = runs[0]!;
     if (opts.overhead && first.started) {

@@ -1,10 +1,13 @@
 /**
- * Findings: the gaps package by package, each with the manifest line it concerns and the advice for it. Phantoms
- * are split where the ecosystem reads static imports: nothing imports it (remove it), or the code imports it on a
- * path the traced runs did not take (trace more entry points).
+ * Findings: the gaps package by package, each with the manifest line it concerns and the advice for it. Where the
+ * ecosystem reads static imports, phantoms are split (nothing imports it: remove it; the code imports it, or it is
+ * loaded by discovery, on a path the traced runs did not take: trace more), hidden dependencies too (the code
+ * imports it: declare it; only other packages load it: information), and what the code imports but nothing
+ * provides is a missing dependency. Imports from tests, docs and examples are never evidence of runtime use.
  */
 import type { Dependency, GapSets, UntracedGapSets } from '../core/types.js';
 import type { ManifestLocation, StaticImports } from '../ecosystems/outputs.js';
+import { dependencyChain, missingModuleLine, siteLocation, splitSites } from './import-sites.js';
 import type { Finding, FindingKind } from './report.js';
 
 export type IgnoreLists = Partial<Record<FindingKind, readonly string[]>>;
@@ -20,6 +23,10 @@ export interface FindingInput {
   unpinned: readonly { name: string; version?: string }[];
   locations: Record<string, ManifestLocation>;
   staticImports?: StaticImports;
+  /** Name → the names it depends on (the package manager's graph): the chain of a transitive hidden dependency. */
+  graph?: ReadonlyMap<string, readonly string[]>;
+  /** What the traced commands that failed printed: the error line of a missing module. */
+  failedOutputs?: readonly string[];
   ignore?: IgnoreLists;
   /** The version a declaration of `name` resolves to, where D2 may hold it at several (npm: the top-level copy). */
   resolvedVersion?: (name: string) => string | undefined;
@@ -43,17 +50,54 @@ function phantom(name: string, input: FindingInput): Omit<Finding, 'kind' | 'nam
   if (!input.staticImports) {
     return { ...base, advice: `declared in ${input.manifest} but never loaded by the traced run: remove it if nothing needs it, or ${RUN_MORE}` };
   }
-  const sites = input.staticImports.imports[name];
+  const { runtime: sites, development } = splitSites(input.staticImports.imports[name]);
+  const dev = development.length ? { developmentImports: development } : {};
   const discovery = input.staticImports.discovered?.[name];
-  if (!sites && discovery) {
-    return { ...base, phantom: 'discovered', discovery, advice: `not imported, loaded by discovery (${discovery.rule}, ${discovery.evidence}): keep it; the traced run did not use it` };
+  if (!sites.length && discovery) {
+    return { ...base, phantom: 'discovered', ...dev, discovery, advice: `not imported, loaded by discovery (${discovery.rule}, ${discovery.evidence}): keep it, it is not used on the traced path` };
   }
-  if (!sites) {
+  if (!sites.length && development.length) {
+    return { ...base, phantom: 'unused', ...dev, advice: `declared in ${input.manifest} and never loaded; only development code imports it (${development.slice(0, 3).join(', ')}): declare it as a development dependency instead` };
+  }
+  if (!sites.length) {
     return { ...base, phantom: 'unused', advice: `declared in ${input.manifest}, never loaded, and nothing in the code imports it: remove it (envproof fix --remove-phantom)` };
   }
-  const where = sites.length ? ` (${sites.slice(0, 3).join(', ')})` : '';
-  const advice = input.staticImports.notTracedAdvice ?? `the code imports it${where} on a path the traced run did not take: ${RUN_MORE}`;
-  return { ...base, phantom: 'not-traced', importedAt: sites, advice };
+  const advice = input.staticImports.notTracedAdvice ?? `the code imports it (${sites.slice(0, 3).join(', ')}) on a path the traced run did not take: ${RUN_MORE}`;
+  return { ...base, phantom: 'not-traced', importedAt: sites, ...dev, advice };
+}
+
+/**
+ * Direct when the project's runtime code imports it (located at the import); transitive when it does not and a
+ * declared package brings it (with the chain), unless the manifest must list it anyway (Go); else, as without static
+ * imports, unclassified: declare it.
+ */
+function hidden(name: string, version: string | undefined, input: FindingInput): Omit<Finding, 'kind' | 'name'> {
+  const loaded = `loaded at run time${version ? ` (${version})` : ''} but not declared in ${input.manifest}`;
+  const base = { ...(version ? { version } : {}) };
+  const { runtime: sites, development } = splitSites(input.staticImports?.imports[name]);
+  const dev = development.length ? { developmentImports: development } : {};
+  if (sites.length) {
+    return { ...base, hidden: 'direct', location: siteLocation(sites[0]!), importedAt: sites, ...dev, advice: `${loaded}, and the code imports it (${sites.slice(0, 3).join(', ')}): declare it (envproof fix)` };
+  }
+  const via = input.staticImports && input.graph && dependencyChain(name, input.declared.map((d) => d.name), input.graph);
+  const unlisted = input.staticImports?.unlistedAdvice;
+  if (via && unlisted) return { ...base, via, location: { file: input.manifest }, ...dev, advice: `${loaded}, through ${via.join(' → ')}; ${unlisted}` };
+  if (via) {
+    return { ...base, hidden: 'transitive', via, location: { file: input.manifest }, ...dev, advice: `${loaded}; only other packages load it (${via.join(' → ')}): declare it only if you import it` };
+  }
+  return { ...base, location: { file: input.manifest }, ...dev, advice: `${loaded}: declare it (envproof fix)` };
+}
+
+/** Modules the code imports that no installed package provides; development code's apart, never failing. */
+function missing(input: FindingInput): [string, Omit<Finding, 'kind' | 'name'>][] {
+  return Object.entries(input.staticImports?.unresolved ?? {}).map(([module, all]) => {
+    const { runtime: sites, development } = splitSites(all);
+    const dev = development.length ? { developmentImports: development } : {};
+    if (!sites.length) return [module, { location: siteLocation(development[0]!), ...dev, advice: `only development code imports it (${development.slice(0, 3).join(', ')}) and no installed package provides it: a development dependency, not a runtime one` }];
+    const runError = missingModuleLine(input.failedOutputs ?? [], module);
+    const failed = runError ? `; the traced run failed on it: ${runError}` : '';
+    return [module, { location: siteLocation(sites[0]!), importedAt: sites, ...dev, ...(runError ? { runError } : {}), advice: `the code imports it (${sites.slice(0, 3).join(', ')}) but no installed package provides it${failed}: declare the package that provides it in ${input.manifest}` }];
+  });
 }
 
 export function buildFindings(input: FindingInput): Finding[] {
@@ -63,14 +107,8 @@ export function buildFindings(input: FindingInput): Finding[] {
     findings.push({ kind, name, ...rest, ...(ignored ? { ignored: true } : {}) });
   };
   for (const name of input.gaps.phantom ?? []) add('phantom', name, phantom(name, input));
-  for (const name of input.gaps.hidden ?? []) {
-    const version = input.resolvedVersion?.(name) ?? versionOf(name, input.installed, input.traced);
-    add('hidden', name, {
-      ...(version ? { version } : {}),
-      location: { file: input.manifest },
-      advice: `loaded at run time${version ? ` (${version})` : ''} but not declared in ${input.manifest}: declare it (envproof fix)`,
-    });
-  }
+  for (const name of input.gaps.hidden ?? []) add('hidden', name, hidden(name, input.resolvedVersion?.(name) ?? versionOf(name, input.installed, input.traced), input));
+  for (const [name, rest] of missing(input)) add('missing', name, rest);
   for (const { name, version } of input.unpinned) {
     const location = input.locations[name];
     add('unpinned', name, {
@@ -88,7 +126,17 @@ export function buildFindings(input: FindingInput): Finding[] {
   return findings;
 }
 
+/**
+ * The `--fail-on` kind a finding counts for: a transitive hidden dependency is `hidden-transitive`; a missing
+ * module only development code imports counts for none.
+ */
+export function failOnKind(f: Finding): string | undefined {
+  if (f.kind === 'hidden' && f.hidden === 'transitive') return 'hidden-transitive';
+  if (f.kind === 'missing' && !f.importedAt) return undefined;
+  return f.kind;
+}
+
 /** The kinds among `failOn` that have a finding not ignored, plus `run` when a traced command failed. */
 export function failingKinds(findings: readonly Finding[], runsSucceeded: boolean, failOn: readonly string[]): string[] {
-  return failOn.filter((k) => (k === 'run' ? !runsSucceeded : findings.some((f) => f.kind === k && !f.ignored)));
+  return failOn.filter((k) => (k === 'run' ? !runsSucceeded : findings.some((f) => failOnKind(f) === k && !f.ignored)));
 }

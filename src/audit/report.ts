@@ -1,5 +1,5 @@
 import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry, UntracedGapSets, UntracedMetrics } from '../core/types.js';
-import type { ComponentHash, ManifestLocation } from '../ecosystems/outputs.js';
+import type { ComponentHash, Discovery, ManifestLocation } from '../ecosystems/outputs.js';
 import type { BackendChoice } from '../sandbox/index.js';
 import type { ExecIsolation, SandboxBackend } from '../sandbox/types.js';
 import type { TracerName } from '../trace/index.js';
@@ -101,8 +101,14 @@ export interface ComponentEntry {
   files: string[];
 }
 
-export const FINDING_KINDS = ['phantom', 'hidden', 'unpinned', 'bloat', 'transitive'] as const;
+export const FINDING_KINDS = ['phantom', 'hidden', 'missing', 'unpinned', 'bloat', 'transitive'] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
+
+/**
+ * `direct`: the project's own code imports it (declare it). `transitive`: only other packages load it (declare it
+ * only if the code comes to import it). Set when the ecosystem reads static imports.
+ */
+export type HiddenClass = 'direct' | 'transitive';
 
 /**
  * `unused`: declared, and nothing in the code imports it (remove it). `not-traced`: the code imports it, on a path
@@ -111,30 +117,31 @@ export type FindingKind = (typeof FINDING_KINDS)[number];
  */
 export type PhantomClass = 'unused' | 'not-traced' | 'discovered';
 
-/**
- * How a package nothing imports is loaded all the same (a phantom `discovered`): a tool or a registry finds it by
- * name. `rule` is the id of the rule that recognised it (docs/audit-json.md lists them), `evidence` where (`file:line`).
- */
-export interface Discovery {
-  rule: string;
-  evidence: string;
-}
-
 /** One gap, per package, with where it is written and what to do about it. */
 export interface Finding {
   kind: FindingKind;
   name: string;
   /** The version that was installed or loaded, when there is one. */
   version?: string;
-  /** The manifest line of the declaration; for hidden packages, the manifest itself. */
+  /**
+   * The manifest line of the declaration; for a direct hidden dependency and a missing one, the import in the code
+   * (`file:line`); for a transitive hidden one, the manifest itself.
+   */
   location?: ManifestLocation;
   phantom?: PhantomClass;
-  /** Phantoms the code imports: where (`file:line`). */
+  hidden?: HiddenClass;
+  /** A transitive hidden dependency: the chain that brought it, from a declared package to it (`["pandas", "numpy"]`). */
+  via?: string[];
+  /** Where the project's runtime code imports it (`file:line`): phantoms, hidden and missing packages. */
   importedAt?: string[];
-  /** Phantoms loaded by discovery, not by import: which rule decided, and the evidence. */
+  /** Where only development code imports it (tests/, docs/, examples/): never evidence of runtime use. */
+  developmentImports?: string[];
+  /** A phantom nothing imports that is loaded by discovery (a plug-in named in configuration, a service provider, an entry point): which rule decided, and the evidence. */
   discovery?: Discovery;
   /** Transitive packages declared outside D1, in a group the install includes (npm `devDependencies`): the group. */
   declaredIn?: string;
+  /** A missing module a traced run failed on: that run's error line. */
+  runError?: string;
   advice: string;
   /** Listed in the configuration's `ignore` for its kind: reported, but not a finding for the exit code. */
   ignored?: boolean;
@@ -196,8 +203,8 @@ export interface AuditReport {
   /** Notes about the components (e.g. where hashes come from, what is missing). */
   componentNotes: string[];
   /** The project's static imports, when the ecosystem reads them (the phantom split). */
-  staticImports?: { method: string; imports: Record<string, string[]>; notes: string[] };
-  /** Phantom, hidden, unpinned, bloat and transitive packages, one entry each. */
+  staticImports?: { method: string; imports: Record<string, string[]>; unresolved?: Record<string, string[]>; notes: string[] };
+  /** Phantom, hidden, missing, unpinned, bloat and transitive packages, one entry each. */
   findings: Finding[];
   phasesMs: PhaseTimes;
   /** Per traced package, a few files that put it in D3. */

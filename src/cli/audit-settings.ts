@@ -14,8 +14,9 @@ import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from 
 import { javaAttributionOption, tracedViewOf, type JavaAttribution } from './java-attribution.js';
 import { tracerOption } from './tracer-option.js';
 
-export const FAIL_ON_KINDS = [...FINDING_KINDS, 'run'] as const;
-export const DEFAULT_FAIL_ON = ['phantom', 'hidden', 'run'];
+/** The kinds of findings, transitive hidden dependencies apart (`hidden` counts the direct ones), and failed runs. */
+export const FAIL_ON_KINDS = [...FINDING_KINDS, 'hidden-transitive', 'run'] as const;
+export const DEFAULT_FAIL_ON = ['phantom', 'hidden', 'missing', 'run'];
 
 export interface SharedOptions extends EnvironmentFlags {
   ecosystem: string;

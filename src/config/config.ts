@@ -21,7 +21,7 @@ export interface EnvproofConfig {
   run?: string | string[];
   timeout?: number;
   sandbox?: BackendChoice;
-  failOn?: (FindingKind | 'run')[];
+  failOn?: (FindingKind | 'hidden-transitive' | 'run')[];
   ignore?: Partial<Record<FindingKind, string[]>>;
   javaAttribution?: 'loaded' | 'opened';
 }

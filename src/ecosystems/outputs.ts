@@ -3,7 +3,6 @@
  * static imports (the phantom split), and surgical manifest edits (`envproof fix`). Each is an optional member of
  * EcosystemModule; the generic writers (src/report/) and the fix command (src/fix/) never ask which ecosystem it is.
  */
-import type { Discovery } from '../audit/report.js';
 import type { DeclaredResult, Dependency } from '../core/types.js';
 import type { AuditContext } from './types.js';
 
@@ -54,6 +53,16 @@ export function componentKey(d: { name: string; version?: string }): string {
   return `${d.name}@${d.version ?? ''}`;
 }
 
+/**
+ * How a package nothing imports is loaded all the same (a phantom `discovered`): a tool or a registry finds it by
+ * name. `rule` is the id of the rule that recognised it (docs/audit-json.md lists them), `evidence` where
+ * (`file:line`, or what was seen).
+ */
+export interface Discovery {
+  rule: string;
+  evidence: string;
+}
+
 export interface StaticImports {
   /** Per package name (the layers' names), where the project's code imports it: `file:line` or `file`. */
   imports: Record<string, string[]>;
@@ -64,7 +73,15 @@ export interface StaticImports {
    * points that reach it. C++ replaces it: an include seen at build time leaves no runtime trace.
    */
   notTracedAdvice?: string;
-  /** Per package name the code does not import, how it is loaded by discovery (a plug-in named in configuration). */
+  /**
+   * Set where the manifest must list every package of the build, not only what the code imports (Go's go.mod, by
+   * module graph pruning): a hidden one the code does not import is no transitive information but a missing entry,
+   * with this advice.
+   */
+  unlistedAdvice?: string;
+  /** Modules the code imports that no installed package provides, with where (`file:line`): missing dependencies. */
+  unresolved?: Record<string, string[]>;
+  /** Packages loaded by discovery rather than by import (plug-ins named in configuration, service providers, entry points), by name. */
   discovered?: Record<string, Discovery>;
   notes: string[];
 }

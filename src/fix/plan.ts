@@ -1,8 +1,9 @@
 /**
- * What `envproof fix` asks of the manifest, from an audit's findings: declare every hidden dependency at the
- * version that was loaded; with --pin, pin every unpinned one to the version its declaration resolved to; with
- * --remove-phantom, remove the phantoms nothing imports. A phantom the code imports on an untraced path, or one a
- * tool loads by discovery (a plug-in named in configuration), is kept: it is needed.
+ * What `envproof fix` asks of the manifest, from an audit's findings: declare every hidden dependency the code
+ * imports (or every one, when the ecosystem read no imports) at the version that was loaded; with --pin, pin every
+ * unpinned one to the version its declaration resolved to; with --remove-phantom, remove the phantoms nothing uses.
+ * Kept: a phantom the code imports on an untraced path or that a tool loads by discovery (it is needed), one only
+ * development code imports (it belongs to the development dependencies), and a hidden one only other packages load.
  */
 import type { AuditReport, Finding } from '../audit/report.js';
 import type { DeclaredResult } from '../core/types.js';
@@ -26,6 +27,11 @@ function importedReason(f: Finding): string {
   return `the code imports it${sites.length ? ` (${sites.slice(0, 3).join(', ')})` : ''}: ${f.advice}`;
 }
 
+/** Nothing uses it: no import outside development code, no discovery. */
+function removable(f: Finding): boolean {
+  return f.kind === 'phantom' && !f.ignored && f.phantom !== 'not-traced' && !f.discovery && !f.developmentImports;
+}
+
 export function planFix(report: AuditReport, declared: DeclaredResult, flags: FixFlags): FixPlan {
   const plan: FixPlan = { edits: [], kept: [] };
   const keep = (name: string, kind: string, reason: string) => plan.kept.push({ name, kind, reason });
@@ -34,14 +40,15 @@ export function planFix(report: AuditReport, declared: DeclaredResult, flags: Fi
     report.layers.installed.find((d) => d.name === name && d.version === version)?.id ??
     report.layers.traced?.find((d) => d.name === name && d.version === version)?.id;
   const removed = new Set(
-    flags.removePhantom ? report.findings.filter((f) => f.kind === 'phantom' && !f.ignored && f.phantom !== 'not-traced' && !f.discovery).map((f) => f.name) : [],
+    flags.removePhantom ? report.findings.filter(removable).map((f) => f.name) : [],
   );
   for (const f of report.findings) {
     if (f.ignored) {
       if (['hidden', 'unpinned', 'phantom'].includes(f.kind)) keep(f.name, f.kind, 'ignored by the configuration');
       continue;
     }
-    if (f.kind === 'hidden') {
+    if (f.kind === 'hidden' && f.hidden === 'transitive') keep(f.name, f.kind, f.advice);
+    else if (f.kind === 'hidden') {
       if (!f.version) keep(f.name, f.kind, 'no installed version is known to declare');
       else {
         const id = identity(f.name, f.version);
@@ -53,8 +60,8 @@ export function planFix(report: AuditReport, declared: DeclaredResult, flags: Fi
       else if (dependency) plan.edits.push({ kind: 'pin', dependency, version: f.version });
     } else if (f.kind === 'phantom' && flags.removePhantom) {
       const dependency = declaredEntry(f.name);
-      if (f.phantom === 'not-traced') keep(f.name, f.kind, importedReason(f));
-      else if (f.discovery) keep(f.name, f.kind, f.advice);
+      if (f.discovery || f.developmentImports) keep(f.name, f.kind, f.advice);
+      else if (f.phantom === 'not-traced') keep(f.name, f.kind, importedReason(f));
       else if (dependency) plan.edits.push({ kind: 'remove', dependency });
     }
   }

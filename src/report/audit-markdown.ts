@@ -10,7 +10,7 @@ export function renderAuditMarkdown(report: AuditReport): string {
   const open = findings.filter((f) => !f.ignored);
   const row = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
   const out = [`### envproof audit: \`${path.basename(report.project)}\` (${report.ecosystem}, ${report.manifest})`, ''];
-  if (open.length === 0) out.push('No phantom, hidden or unpinned dependencies.', '');
+  if (open.length === 0) out.push('No phantom, hidden, missing or unpinned dependencies.', '');
   else {
     out.push(`**${open.length} finding${open.length === 1 ? '' : 's'}**`, '');
     out.push(row(['finding', 'package', 'where', 'what to do']), row(['---', '---', '---', '---']));

@@ -45,7 +45,7 @@ function phantomSplit(r: AuditReport): string[] {
   const pad = ' '.repeat(19);
   if (unused.length) out.push(`${pad}unused, nothing imports it (remove): ${unused.join(', ')}`);
   if (notTraced.length) {
-    out.push(`${pad}imported by the code, not loaded: ${notTraced.map((f) => `${f.name} (${f.importedAt?.[0] ?? ''})`).join(', ')}`);
+    out.push(`${pad}imported by the code, not loaded: ${notTraced.map((f) => `${f.name} (${f.importedAt?.[0] ?? (f.discovery ? `loaded by discovery: ${f.discovery.rule}` : '')})`).join(', ')}`);
     out.push(`${pad}  (${notTraced[0]!.advice})`);
   }
   const discovered = phantoms.filter((f) => f.phantom === 'discovered');
@@ -74,6 +74,30 @@ function productionLine(r: AuditReport): string[] {
   return [`  production only (D2 without development-only packages, as npm ls --all --omit=dev): D2 ${countLabel(p.count)}, inflation ${formatRate(p.metrics.inflation)}   bloat rate ${formatRate(p.metrics.bloatRate)}`];
 }
 
+/** The hidden dependencies by what to do about them, when the ecosystem read the code's static imports. */
+function hiddenSplit(r: AuditReport): string[] {
+  const hidden = r.findings.filter((f) => f.kind === 'hidden' && f.hidden);
+  const pad = ' '.repeat(19);
+  const direct = hidden.filter((f) => f.hidden === 'direct');
+  const transitive = hidden.filter((f) => f.hidden === 'transitive');
+  const out: string[] = [];
+  if (direct.length) out.push(`${pad}imported by the code (declare it): ${direct.map((f) => `${f.name} (${f.importedAt?.[0] ?? ''})`).join(', ')}`);
+  if (transitive.length) out.push(`${pad}loaded through other packages (declare only if you import it): ${transitive.map((f) => (f.via ? f.via.join(' → ') : f.name)).join(', ')}`);
+  return out;
+}
+
+/** Modules the code imports that nothing provides: runtime code's, then development code's apart. */
+function missingLines(r: AuditReport): string[] {
+  const missing = r.findings.filter((f) => f.kind === 'missing');
+  if (!missing.length) return [];
+  const runtime = missing.filter((f) => f.importedAt);
+  const development = missing.filter((f) => !f.importedAt);
+  const out = ['', 'Missing (imported by the code, provided by no installed package)'];
+  for (const f of runtime) out.push(`  ${f.name}  at ${f.importedAt!.slice(0, 3).join(', ')}${f.runError ? `\n    the run failed on it: ${f.runError}` : ''}`);
+  if (development.length) out.push(`  development imports (tests, docs, examples; not runtime dependencies): ${development.map((f) => `${f.name} (${f.developmentImports?.[0] ?? ''})`).join(', ')}`);
+  return out;
+}
+
 export interface AuditTextOptions {
   /** Also the full command line that was traced (internal paths, the class path, the PATH wrapper). */
   verbose?: boolean;
@@ -94,6 +118,7 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
   out.push(gapLine('phantom', r.gaps.phantom, 'declared but never loaded: D1 \\ D3'));
   out.push(...phantomSplit(r));
   out.push(gapLine('hidden', r.gaps.hidden, 'loaded but not declared: D3 \\ D1'));
+  out.push(...hiddenSplit(r));
   out.push(gapLine('bloat', r.gaps.bloat, 'installed but never loaded: D2 \\ D3'));
   out.push(...transitiveLines(r));
   out.push('');
@@ -145,6 +170,7 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
     out.push('Manifest entries not counted');
     for (const s of r.skipped) out.push(`  ${s.raw}  [${s.reason}${s.detail ? `: ${s.detail}` : ''}]${s.source ? `  at ${s.source}` : ''}`);
   }
+  out.push(...missingLines(r));
   const unpinned = r.findings.filter((f) => f.kind === 'unpinned');
   if (unpinned.length) {
     out.push('');

@@ -1,9 +1,9 @@
 /**
- * GitHub Actions workflow commands for one audit: `::warning file=…,line=…,title=…::message`, one per phantom, hidden
- * and unpinned dependency, so a workflow run shows them on the changed lines without code scanning.
+ * GitHub Actions workflow commands for one audit: `::warning file=…,line=…,title=…::message`, one per phantom,
+ * hidden, missing and unpinned dependency, so a workflow run shows them on the changed lines without code scanning.
  */
 import type { AuditReport } from '../audit/report.js';
-import { findingMessage, manifestPath, reportedFindings, ruleOf } from './finding-rules.js';
+import { findingLevel, findingMessage, manifestPath, reportedFindings, ruleOf } from './finding-rules.js';
 
 /** The escaping GitHub's runner applies to workflow commands: data, then property values. */
 function escapeData(text: string): string {
@@ -24,8 +24,8 @@ export function renderGithubAnnotations(report: AuditReport, opts: { baseDir: st
         if (f.location.line) props.push(`line=${f.location.line}`);
       }
       props.push(`title=${escapeProperty(`envproof ${ruleOf(f).id}`)}`);
-      const level = opts.failOn.includes(f.kind) ? 'error' : 'warning';
-      return `::${level} ${props.join(',')}::${escapeData(findingMessage(f))}`;
+      const level = findingLevel(f, opts.failOn);
+      return `::${level === 'note' ? 'notice' : level} ${props.join(',')}::${escapeData(findingMessage(f))}`;
     });
   return lines.length ? `${lines.join('\n')}\n` : '';
 }

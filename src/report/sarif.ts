@@ -1,10 +1,12 @@
 /**
- * SARIF 2.1.0 writer for one audit: one result per phantom, hidden and unpinned dependency, on the manifest line of
- * its declaration (the manifest itself for hidden ones), so code scanning shows them on the pull request.
+ * SARIF 2.1.0 writer for one audit: one result per phantom, hidden, missing and unpinned dependency, on the manifest
+ * line of its declaration, or the import in the code for a direct hidden and a missing one (the manifest itself for
+ * one only other packages load), so code scanning shows them on the pull request.
  */
 import { pathToFileURL } from 'node:url';
 import type { AuditReport } from '../audit/report.js';
-import { findingMessage, FINDING_RULES, manifestPath, reportedFindings, ruleOf } from './finding-rules.js';
+import { docsUrl } from './docs-url.js';
+import { findingLevel, findingMessage, FINDING_RULES, manifestPath, reportedFindings, ruleHelpUri, ruleOf } from './finding-rules.js';
 
 export const SARIF_SCHEMA_URI = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
 
@@ -23,7 +25,7 @@ export function renderSarif(report: AuditReport, opts: SarifOptions): string {
     return {
       ruleId: rule.id,
       ruleIndex: rules.findIndex((r) => r.id === rule.id),
-      level: opts.failOn.includes(f.kind) ? 'error' : 'warning',
+      level: findingLevel(f, opts.failOn),
       message: { text: findingMessage(f) },
       ...(where
         ? {
@@ -42,6 +44,9 @@ export function renderSarif(report: AuditReport, opts: SarifOptions): string {
         package: f.name,
         ...(f.version ? { version: f.version } : {}),
         ...(f.importedAt ? { importedAt: f.importedAt } : {}),
+        ...(f.developmentImports ? { developmentImports: f.developmentImports } : {}),
+        ...(f.via ? { via: f.via } : {}),
+        ...(f.discovery ? { discovery: f.discovery } : {}),
       },
       ...(f.ignored ? { suppressions: [{ kind: 'external', justification: 'listed in the envproof configuration\'s ignore' }] } : {}),
     };
@@ -55,12 +60,14 @@ export function renderSarif(report: AuditReport, opts: SarifOptions): string {
           driver: {
             name: 'envproof',
             version: report.tool.version,
+            informationUri: docsUrl('sarif.md'),
             rules: rules.map((r) => ({
               id: r.id,
               name: r.title.replace(/[^A-Za-z]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : '')),
               shortDescription: { text: r.title },
               fullDescription: { text: r.description },
               help: { text: r.help },
+              helpUri: ruleHelpUri(r),
               defaultConfiguration: { level: 'warning' },
               properties: { tags: ['dependencies'] },
             })),

@@ -39,6 +39,7 @@ const expected: ExpectedOutputs = {
   findings: [
     { rule: 'phantom-unused', name: name(ERRORS), line: 'require github.com/pkg/errors' },
     { rule: 'phantom-not-traced', name: name(CMP), line: 'github.com/google/go-cmp v0.6.0', ignored: true },
+    // Not imported, but go.mod must list every module of the build: hidden, not left as transitive information.
     { rule: 'hidden', name: name(SAMPLER) },
     { rule: 'hidden', name: name(TEXT) },
   ],

@@ -59,12 +59,26 @@ export function lineOf(manifest: string, text: string | number): number {
 }
 
 export interface ExpectedFinding {
-  rule: 'phantom-unused' | 'phantom-not-traced' | 'hidden' | 'unpinned';
+  rule: 'phantom-unused' | 'phantom-not-traced' | 'hidden' | 'hidden-direct' | 'hidden-transitive' | 'unpinned';
   name: string;
   /** The manifest line the finding is on (its number, or text only that line holds); none for hidden ones. */
   line?: string | number;
+  /** A finding located in the code instead (a direct hidden dependency): its import, `file:line`. */
+  at?: string;
   ignored?: true;
 }
+
+/** Where a finding is: its import in the code, or the manifest and the line that holds `line`. */
+function placeOf(f: ExpectedFinding, e: ExpectedOutputs, manifest: string): { file: string; line?: number } {
+  if (f.at) {
+    const [file, line] = f.at.split(':');
+    return { file: file!, line: Number(line) };
+  }
+  return { file: e.manifest, ...(f.line ? { line: lineOf(manifest, f.line) } : {}) };
+}
+
+/** What no fix changes: a hidden dependency only other packages load stays information. */
+const stillOpen = (f: any) => MANIFEST_KINDS.includes(f.kind) && !f.ignored && f.hidden !== 'transitive';
 
 export interface ExpectedOutputs {
   manifest: string;
@@ -133,13 +147,10 @@ export async function checkSarif(a: AuditedFixture, e: ExpectedOutputs): Promise
     };
   });
   const manifest = a.original[e.manifest]!;
-  const expected = e.findings.map((f) => ({
-    rule: f.rule,
-    name: f.name,
-    uri: e.manifest,
-    line: f.line ? lineOf(manifest, f.line) : undefined,
-    suppressed: Boolean(f.ignored),
-  }));
+  const expected = e.findings.map((f) => {
+    const place = placeOf(f, e, manifest);
+    return { rule: f.rule, name: f.name, uri: place.file, line: place.line, suppressed: Boolean(f.ignored) };
+  });
   const order = (x: { rule: string; name: string }) => `${x.rule} ${x.name}`;
   assert.deepEqual(results.sort((x: any, y: any) => order(x).localeCompare(order(y))), expected.sort((x, y) => order(x).localeCompare(order(y))));
 }
@@ -151,14 +162,18 @@ export async function checkGithubAndMarkdown(a: AuditedFixture, e: ExpectedOutpu
   const manifest = a.original[e.manifest]!;
   const open = e.findings.filter((f) => !f.ignored);
   const lines = github.stdout.trim().split('\n').filter(Boolean).sort();
-  const level = (f: ExpectedFinding) => (f.rule === 'unpinned' ? 'warning' : 'error');
-  const expected = open.map((f) => `::${level(f)} file=${e.manifest}${f.line ? `,line=${lineOf(manifest, f.line)}` : ''},title=envproof ${f.rule}::${f.name}`);
+  const level = (f: ExpectedFinding) => (f.rule === 'unpinned' ? 'warning' : f.rule === 'hidden-transitive' ? 'notice' : 'error');
+  const expected = open.map((f) => {
+    const place = placeOf(f, e, manifest);
+    return `::${level(f)} file=${place.file}${place.line ? `,line=${place.line}` : ''},title=envproof ${f.rule}::${f.name}`;
+  });
   assert.equal(lines.length, expected.length, github.stdout);
   for (const want of expected) assert.ok(lines.some((l) => l.startsWith(`${want} `) || l.startsWith(`${want}:`)), `annotation ${want} in\n${github.stdout}`);
   const rows = markdown.stdout.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| finding') && !l.startsWith('| ---'));
   assert.equal(rows.length, open.length, markdown.stdout);
   for (const f of open) {
-    const where = f.line ? `${e.manifest}:${lineOf(manifest, f.line)}` : e.manifest;
+    const place = placeOf(f, e, manifest);
+    const where = place.line ? `${place.file}:${place.line}` : place.file;
     assert.ok(rows.some((row) => row.includes(`\`${f.name}\``) && row.includes(`\`${where}\``)), `markdown row for ${f.name} at ${where}`);
   }
   for (const f of e.findings.filter((f) => f.ignored)) assert.match(markdown.stdout, new RegExp(`Ignored by the configuration: .*${f.name}`));
@@ -186,7 +201,6 @@ export async function checkFix(a: AuditedFixture, expected: Record<string, strin
   const result = JSON.parse(fixed.stdout);
   assert.equal(result.diff, dry.stdout, 'the dry run printed the diff the fix made');
   for (const [file, text] of Object.entries(expected)) assert.equal(await readFile(path.join(a.dir, file), 'utf8'), text, `${file} after the fix`);
-  const open = result.after.findings.filter((f: any) => MANIFEST_KINDS.includes(f.kind) && !f.ignored);
-  assert.deepEqual(open, [], 'no phantom, hidden or unpinned finding is left open after the fix');
+  assert.deepEqual(result.after.findings.filter(stillOpen), [], 'no phantom, direct hidden or unpinned finding is left open after the fix');
   return result;
 }

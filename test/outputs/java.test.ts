@@ -20,8 +20,9 @@ const expected: ExpectedOutputs = {
   findings: [
     // Line 17 is commons-lang3's <dependency>, counted by hand (line 16 is the comment above it).
     { rule: 'phantom-unused', name: 'commons-lang3', line: 17 },
-    { rule: 'hidden', name: 'jackson-annotations' },
-    { rule: 'hidden', name: 'jackson-core' },
+    // jackson-databind brings jackson-annotations; App.java:3 imports jackson-core's JsonFactory.
+    { rule: 'hidden-transitive', name: 'jackson-annotations' },
+    { rule: 'hidden-direct', name: 'jackson-core', at: 'src/main/java/demo/App.java:3' },
     { rule: 'unpinned', name: 'gson', line: '<dependency><!-- a version range: unpinned -->' },
   ],
 };
@@ -40,13 +41,13 @@ describe('outputs: Maven', () => {
   it('writes SARIF 2.1.0 with a result per finding on its manifest line', () => checkSarif(a, expected));
   it('writes GitHub annotations and a Markdown comment', () => checkGithubAndMarkdown(a, expected));
 
-  it('fix: removes, pins and appends <dependency> elements with the file\'s CRLF and tabs; the re-audit is clean', async () => {
+  it('fix: removes, pins and appends the imported <dependency> with the file\'s CRLF and tabs; the re-audit is clean', async () => {
     const text = a.original['pom.xml']!;
     const lang3 = '\t\t<dependency>\r\n\t\t\t<groupId>org.apache.commons</groupId>\r\n\t\t\t<artifactId>commons-lang3</artifactId>\r\n\t\t\t<version>3.14.0</version>\r\n\t\t</dependency>\r\n';
     const want = text
       .replace(lang3, '')
       .replace('<version>[2.10.1,2.10.1]</version>', '<version>2.10.1</version>')
-      .replace('\t</dependencies>\r\n', `${block('jackson-annotations', '2.17.2')}${block('jackson-core', '2.17.2')}\t</dependencies>\r\n`);
+      .replace('\t</dependencies>\r\n', `${block('jackson-core', '2.17.2')}\t</dependencies>\r\n`);
     await checkFix(a, { 'pom.xml': want });
   });
 });

@@ -24,9 +24,10 @@ const expected: ExpectedOutputs = {
   hashes: true,
   findings: [
     { rule: 'phantom-unused', name: 'left-pad', line: '"left-pad": "1.3.0"' },
-    { rule: 'hidden', name: 'ansi-styles' },
-    { rule: 'hidden', name: 'has-flag' },
-    { rule: 'hidden', name: 'supports-color' },
+    // chalk brings ansi-styles, supports-color has-flag; main.js:3 requires supports-color.
+    { rule: 'hidden-transitive', name: 'ansi-styles' },
+    { rule: 'hidden-transitive', name: 'has-flag' },
+    { rule: 'hidden-direct', name: 'supports-color', at: 'main.js:3' },
     { rule: 'unpinned', name: 'chalk', line: '"chalk": "^4.1.0"' },
   ],
 };
@@ -42,11 +43,11 @@ describe('outputs: npm', () => {
   it('writes SARIF 2.1.0 with a result per finding on its manifest line', () => checkSarif(a, expected));
   it('writes GitHub annotations and a Markdown comment', () => checkGithubAndMarkdown(a, expected));
 
-  it('fix: edits only the dependencies member, npm refreshes the lockfile, and the re-audit is clean', async () => {
+  it('fix: edits only the dependencies member (declaring the required supports-color, not chalk\'s own dependencies), npm refreshes the lockfile, and the re-audit is clean', async () => {
     const text = a.original['package.json']!;
     const want = text.replace(
       '        "left-pad": "1.3.0",\n        "chalk": "^4.1.0"\n',
-      '        "ansi-styles": "4.3.0",\n        "chalk": "4.1.2",\n        "has-flag": "4.0.0",\n        "supports-color": "7.2.0"\n',
+      '        "chalk": "4.1.2",\n        "supports-color": "7.2.0"\n',
     );
     assert.notEqual(want, text);
     // The lockfile is npm's to write: checked below by its content, not byte for byte.
@@ -54,7 +55,7 @@ describe('outputs: npm', () => {
     const result = await checkFix({ ...a, original: { 'package.json': original['package.json']! } }, { 'package.json': want });
     assert.deepEqual(result.refreshed, ['package-lock.json']);
     const lock = JSON.parse(await readFile(path.join(a.dir, 'package-lock.json'), 'utf8'));
-    assert.deepEqual(lock.packages[''].dependencies, { 'ansi-styles': '4.3.0', chalk: '4.1.2', 'has-flag': '4.0.0', 'supports-color': '7.2.0' });
+    assert.deepEqual(lock.packages[''].dependencies, { chalk: '4.1.2', 'supports-color': '7.2.0' });
     assert.equal(lock.packages['node_modules/left-pad'], undefined, 'the removed package left the lockfile');
     assert.equal(lock.packages['node_modules/chalk'].version, '4.1.2');
     assert.notEqual(await readFile(path.join(a.dir, 'package-lock.json'), 'utf8'), original['package-lock.json']);

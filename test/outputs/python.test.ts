@@ -23,7 +23,8 @@ describe('outputs: Python, requirements.txt', () => {
     ...dateutilAndSix,
     findings: [
       { rule: 'phantom-unused', name: 'tabulate', line: 'tabulate == 0.9.0' },
-      { rule: 'hidden', name: 'six' },
+      // main.py:3 imports six: direct, located at the import.
+      { rule: 'hidden-direct', name: 'six', at: 'main.py:3' },
       { rule: 'unpinned', name: 'python-dateutil', line: 'python-dateutil>=2.8' },
     ],
   };
@@ -55,7 +56,7 @@ describe('outputs: Python, pyproject.toml with [tool.envproof]', () => {
     findings: [
       { rule: 'phantom-unused', name: 'idna', line: '"idna == 3.7"' },
       { rule: 'phantom-not-traced', name: 'tabulate', line: '"tabulate==0.9.0"', ignored: true },
-      { rule: 'hidden', name: 'six' },
+      { rule: 'hidden-direct', name: 'six', at: 'main.py:5' },
       { rule: 'unpinned', name: 'python-dateutil', line: "'python-dateutil >=2.8" },
     ],
   };

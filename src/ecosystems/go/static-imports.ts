@@ -95,7 +95,12 @@ export async function scanGoImports(projectDir: string, modules: readonly string
       if (module && !own.has(module)) (imports[module] ??= []).push(`${file}:${lineNumber(text, imp.offset)}`);
     }
   }
-  return { imports, method: 'the import declarations of every .go file, owned by the longest module path of the build list or go.mod', notes: [] };
+  return {
+    imports,
+    method: 'the import declarations of every .go file, owned by the longest module path of the build list or go.mod',
+    unlistedAdvice: 'go.mod must list every module of the build (go mod tidy adds it, // indirect): declare it (envproof fix)',
+    notes: [],
+  };
 }
 
 export async function goStaticImports(ctx: AuditContext, install: InstallResult): Promise<StaticImports> {

@@ -10,6 +10,7 @@ import { isFile } from '../../core/fs.js';
 import type { StaticImports } from '../outputs.js';
 import type { AuditContext } from '../types.js';
 import { dependencyClassIndex } from './attribute.js';
+import { discoveredJars } from './discovery.js';
 import { identifyJar } from './jar.js';
 import { javaLayout } from './layout.js';
 import { readProjectFile } from '../../core/safe-read.js';
@@ -95,5 +96,7 @@ export async function javaStaticImports(ctx: AuditContext): Promise<StaticImport
       if (!list.includes(site)) list.push(site);
     }
   }
-  return { imports, method: 'class references of the compiled classes (target/classes), mapped to the dependency jars holding them', notes };
+  const jarsHost = ctx.sandbox.toHost(layout.dependencyJars);
+  const discovered = jarsHost ? await discoveredJars(jarsHost) : {};
+  return { imports, discovered, method: 'class references of the compiled classes (target/classes), mapped to the dependency jars holding them', notes };
 }

@@ -8,7 +8,7 @@
  */
 import { findNodeAtLocation, parseTree, type Node, type ParseError } from 'jsonc-parser';
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
-import type { Discovery } from '../../audit/report.js';
+import type { Discovery } from '../outputs.js';
 import { readProjectFileIfExists } from '../../core/safe-read.js';
 import { lineNumber } from '../text-edits.js';
 import { packageOfSpecifier } from './names.js';
