@@ -6,7 +6,7 @@
 import { copyFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { runAudit, type AuditOptions } from '../audit/audit.js';
+import { installTimeoutMs, runAudit, type AuditOptions } from '../audit/audit.js';
 import type { AuditReport } from '../audit/report.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from '../audit/workspace.js';
 import { EnvproofError, InfrastructureError } from '../core/errors.js';
@@ -56,7 +56,7 @@ async function refreshInSandbox(module: EcosystemModule, editor: ManifestEditor,
       throw err instanceof EnvproofError ? new InfrastructureError(err.message, err.hint, err.details) : err;
     });
     try {
-      const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, progress: opts.progress });
+      const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, installTimeoutMs: installTimeoutMs(opts), progress: opts.progress });
       const files = await editor.refresh(ctx);
       for (const f of files) await copyFile(path.join(work.project, f), path.join(projectDir, f));
       return files;
