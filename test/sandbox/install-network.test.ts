@@ -64,6 +64,8 @@ function bashProbe(tag: string): string {
   return targets.map(([h, p]) => `(exec 3<>/dev/tcp/${h}/${p} && echo ${tag} >&3) 2>/dev/null`).join('; ') + '; true';
 }
 
+const xml = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+
 const FIXTURES: Record<string, { files: () => Record<string, string>; run: string; installed?: string }> = {
   python: {
     // No requirements.txt: envproof runs `pip install .`, whose PEP 517 build (setuptools, fetched from PyPI) runs setup.py.
@@ -131,7 +133,7 @@ const FIXTURES: Record<string, { files: () => Record<string, string>; run: strin
   <build><plugins><plugin>
     <groupId>org.apache.maven.plugins</groupId><artifactId>maven-antrun-plugin</artifactId><version>3.1.0</version>
     <executions><execution><phase>validate</phase><goals><goal>run</goal></goals><configuration><target>
-      <exec executable="bash" failonerror="false"><arg value="-c"/><arg value="${bashProbe('maven-antrun')}"/></exec>
+      <exec executable="bash" failonerror="false"><arg value="-c"/><arg value="${xml(bashProbe('maven-antrun'))}"/></exec>
     </target></configuration></execution></executions>
   </plugin></plugins></build>
 </project>
@@ -192,6 +194,29 @@ describe("install and build steps cannot reach the host's services", () => {
       assert.match(host.report.sandbox.warning, /installs and builds were not cut off from this machine/);
     });
   }
+
+  it('a setup.py that stops its parent (ptrace, then SIGSTOP) and hangs is ended at --install-timeout, which the error names', async () => {
+    const dir = project('python-stops-parent', {
+      'pyproject.toml': '[build-system]\nrequires = ["setuptools==69.5.1"]\nbuild-backend = "setuptools.build_meta"\n',
+      'setup.py': [
+        'import ctypes, os, signal, time',
+        'parent = os.getppid()',
+        'ctypes.CDLL(None, use_errno=True).ptrace(16, parent, None, None)  # PTRACE_ATTACH: the parent stops',
+        'os.kill(parent, signal.SIGSTOP)',
+        'time.sleep(3600)',
+        '',
+      ].join('\n'),
+    });
+    const started = Date.now();
+    const r = await runCliAsync(['audit', dir, '--json', '--sandbox', 'bwrap', '--install-timeout', '40', '--run', 'true']);
+    const seconds = (Date.now() - started) / 1000;
+    const report = JSON.parse(r.stdout);
+    assert.equal(report.error?.step, 'install', r.stderr);
+    assert.match(report.error.message, /pip install did not finish within 40 s \(--install-timeout\)/);
+    assert.match(r.stderr, /raise --install-timeout/);
+    // The venv, the setuptools download and the limit itself; not the sleep's hour.
+    assert.ok(seconds < 180, `ended after ${seconds} s`);
+  });
 
   it('python under podman: nothing arrives, the registry works', { skip: podman.skip }, async () => {
     received.length = 0;
