@@ -231,7 +231,7 @@ function agentTurn(plan: RunPlan, opts: ProtocolOptions, round: number, workspac
 function execute(plan: RunPlan, opts: ProtocolOptions, workspace: string, declared: DeclaredResult | null): Promise<ExecuteOutcome> {
   const once = (): Promise<ExecuteOutcome> =>
     plan.task.backend
-      ? executeBackendAttempt(workspace, plan.task.backend, { ...backendOptions(opts), sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} })
+      ? executeBackendAttempt(workspace, plan.task.backend, { ...backendOptions(opts), sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, ...(opts.installTimeoutSec !== undefined ? { installTimeoutSec: opts.installTimeoutSec } : {}), progress: () => {} })
       : executeAttempt(workspace, {
           language: plan.language,
           sandbox: opts.sandbox,
