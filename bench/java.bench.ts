@@ -27,7 +27,7 @@ try {
   const projectDir = path.join(root, 'project');
   await cp(fixture, projectDir, { recursive: true });
   await mkdir(path.join(root, 'env'));
-  const ctx: AuditContext = auditContext(new HostSandbox('java', root), { timeoutMs: 600_000, progress: () => {} });
+  const ctx: AuditContext = auditContext(new HostSandbox('java', root), { timeoutMs: 600_000, installTimeoutMs: 600_000, progress: () => {} });
   const install = await java.install(ctx);
   await java.build!(ctx, install);
   const withLog = (await java.defaultRun(ctx, install)).argv;

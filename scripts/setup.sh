@@ -29,6 +29,11 @@ want python3 python3
 # Sandboxes (test/sandbox): bubblewrap runs programs in namespaces, debootstrap builds the clean root filesystems.
 want bwrap bubblewrap
 want debootstrap debootstrap
+# Install and build steps under bwrap and podman get a network namespace of their own: slirp4netns connects it to
+# the outside (not to the host's loopback), and the host's iptables loads a filter inside it that refuses private
+# and link-local addresses and the host's own networks (src/sandbox/install-network.ts).
+want slirp4netns slirp4netns
+want iptables-restore iptables
 # The host backend cuts the network of traced runs in a network namespace and brings its loopback up with ip.
 want ip iproute2
 # The podman backend (test/sandbox runs it for real): Debian's podman, runc (crun refuses hybrid cgroup

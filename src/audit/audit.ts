@@ -16,6 +16,12 @@ import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
 import type { IgnoreLists } from './findings.js';
 import { shellCommandLine } from '../core/shell.js';
+import { DEFAULT_INSTALL_TIMEOUT_SEC } from '../ecosystems/step-limit.js';
+
+/** The limit of install and build steps an audit's options ask for. */
+export function installTimeoutMs(opts: Pick<AuditOptions, 'installTimeoutSec'>): number {
+  return (opts.installTimeoutSec ?? DEFAULT_INSTALL_TIMEOUT_SEC) * 1000;
+}
 
 export interface AuditOptions {
   dir: string;
@@ -24,7 +30,10 @@ export interface AuditOptions {
   run?: string[];
   /** Per finding kind, package names reported but not counted as findings (the configuration's `ignore`). */
   ignore?: IgnoreLists;
+  /** Limit of each traced run. */
   timeoutSec: number;
+  /** Limit of each install and build step (default DEFAULT_INSTALL_TIMEOUT_SEC). */
+  installTimeoutSec?: number;
   keep: boolean;
   sandbox: BackendChoice;
   /** The environment beyond the backend: extra Debian packages, the container base image. */
@@ -204,7 +213,7 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
     const sandboxInfo = describeSandbox(sandbox, opts.sandbox);
     partial.sandbox = sandboxInfo;
     opts.onSandbox?.(sandbox.backend);
-    const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, tracer: opts.tracer, progress: opts.progress });
+    const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, installTimeoutMs: installTimeoutMs(opts), tracer: opts.tracer, progress: opts.progress });
     clock.lap('prepare');
     if (module.declaredInEnvironment) {
       declared = await module.declaredInEnvironment(projectDir, ctx, declared);

@@ -8,6 +8,7 @@ import { FINDING_KINDS } from '../audit/report.js';
 import { configuredRuns, findConfig, readConfigFile, type LoadedConfig } from '../config/config.js';
 import { UsageError } from '../core/errors.js';
 import { ecosystemIds } from '../ecosystems/index.js';
+import { DEFAULT_INSTALL_TIMEOUT_SEC } from '../ecosystems/step-limit.js';
 import { BACKEND_CHOICES, type BackendChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
 import { addEnvironmentOptions, environmentChoice, type EnvironmentFlags } from './environment-options.js';
@@ -22,6 +23,7 @@ export interface SharedOptions extends EnvironmentFlags {
   ecosystem: string;
   run: string[];
   timeout: string;
+  installTimeout: string;
   sandbox: BackendChoice;
   tracer: TracerChoice;
   javaAttribution: JavaAttribution;
@@ -36,6 +38,7 @@ export function addSharedOptions(command: Command): Command {
     .addOption(new Option('--ecosystem <name>', "the project's ecosystem").choices(['auto', ...ecosystemIds()]).default('auto'))
     .option('--run <command>', 'shell command to trace instead of the detected entry point; repeat it to trace several (D3 is their union)', collect, [])
     .option('--timeout <seconds>', 'time limit of each traced command', '120')
+    .option('--install-timeout <seconds>', 'time limit of each install and build step', String(DEFAULT_INSTALL_TIMEOUT_SEC))
     .addOption(new Option('--sandbox <backend>', 'where installs and the traced run happen').choices([...BACKEND_CHOICES]).default('auto'))
     .addOption(tracerOption())
     .addOption(javaAttributionOption());
@@ -83,6 +86,7 @@ export async function resolveSettings(dir: string, o: SharedOptions, cmd: Comman
       ecosystem: (given('ecosystem') ? o.ecosystem : (c.ecosystem ?? o.ecosystem)) as AuditOptions['ecosystem'],
       ...(runs ? { run: runs } : {}),
       timeoutSec: given('timeout') || c.timeout === undefined ? parseTimeout(o.timeout, '--timeout') : c.timeout,
+      installTimeoutSec: parseTimeout(o.installTimeout, '--install-timeout'),
       sandbox: given('sandbox') ? o.sandbox : (c.sandbox ?? o.sandbox),
       environment: environmentChoice(o),
       // An audit may run on the host where bwrap cannot, saying so on stderr and in the report; `run` may not.

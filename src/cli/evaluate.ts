@@ -10,6 +10,7 @@ import type { SetExitCode } from './exit-codes.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 import { positiveInt } from './number-options.js';
 import { addQueueOptions, checkQueueFlags, enqueueThen, type QueueFlags } from './queue-options.js';
+import { DEFAULT_INSTALL_TIMEOUT_SEC } from '../ecosystems/step-limit.js';
 
 /** The port each runtime's prompt names (the seed's: 8080 for Python, 3000 for Node). */
 export const DEFAULT_PORTS = { python: 8080, javascript: 3000 } as const;
@@ -21,7 +22,8 @@ function addServingOptions(command: Command): Command {
     .option('--collection <file>', 'a Postman v2.1 collection to run with Newman as well')
     .addOption(new Option('--sandbox <backend>', 'where the server is installed and run').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--startup-timeout <seconds>', 'how long the health check is polled', positiveInt('--startup-timeout', 1), 30)
-    .option('--timeout <seconds>', 'limit of each install step and of the serving run', positiveInt('--timeout', 1), 900)
+    .option('--timeout <seconds>', 'limit of the serving run', positiveInt('--timeout', 1), 900)
+    .option('--install-timeout <seconds>', 'limit of each install and build step', positiveInt('--install-timeout', 1), DEFAULT_INSTALL_TIMEOUT_SEC)
     .option('--json', 'print the evaluation as JSON (docs/backend.md)')
     .option('-q, --quiet', 'no progress lines');
 }
@@ -81,7 +83,7 @@ export function registerEvaluate(program: Command, setExitCode: SetExitCode): vo
     .option('--port <n>', 'the port the server listens on (default 8080 Python, 3000 Node)', positiveInt('--port', 1));
   addQueueOptions(addServingOptions(command), 'the evaluation as one job')
     .addHelpText('after', '\nWith --queue --wait, the evaluation a worker made is printed as if made here; the same project (same files, same options) enqueued again adds nothing and prints the evaluation kept with its job.\nExit codes: 0 the server passed (every assertion, every verifier), 1 it failed, 2 error.')
-    .action(async (dir: string, o: Constraints & QueueFlags & { spec: string; collection?: string; language?: 'python' | 'javascript'; port?: number; sandbox: BackendChoice; startupTimeout: number; timeout: number; json?: boolean; quiet?: boolean }, command: Command) => {
+    .action(async (dir: string, o: Constraints & QueueFlags & { spec: string; collection?: string; language?: 'python' | 'javascript'; port?: number; sandbox: BackendChoice; startupTimeout: number; timeout: number; installTimeout: number; json?: boolean; quiet?: boolean }, command: Command) => {
       checkQueueFlags(o, command, []);
       const { checkProjectDir } = await import('../audit/workspace.js');
       const project = await checkProjectDir(dir);
@@ -97,6 +99,7 @@ export function registerEvaluate(program: Command, setExitCode: SetExitCode): vo
         ...(o.collection ? { collection: path.resolve(o.collection) } : {}),
         startupTimeoutSec: o.startupTimeout,
         timeoutSec: o.timeout,
+        installTimeoutSec: o.installTimeout,
       };
       const print = (evaluation: Evaluation) => {
         process.stdout.write(o.json ? `${JSON.stringify(evaluation, null, 2)}\n` : renderText(evaluation));
@@ -120,7 +123,7 @@ export function registerEvaluateFeature(program: Command, setExitCode: SetExitCo
     .option('--tree <dir>', "the agent's final tree, from which its patch is computed");
   addServingOptions(command)
     .addHelpText('after', '\nWithout --patch or --tree the stripped checkout itself is evaluated (the baseline).\nExit codes: 0 passed, 1 failed, 2 error.')
-    .action(async (file: string, o: { spec: string; collection?: string; patch?: string; tree?: string; sandbox: BackendChoice; startupTimeout: number; timeout: number; json?: boolean; quiet?: boolean }) => {
+    .action(async (file: string, o: { spec: string; collection?: string; patch?: string; tree?: string; sandbox: BackendChoice; startupTimeout: number; timeout: number; installTimeout: number; json?: boolean; quiet?: boolean }) => {
       if (o.patch && o.tree) throw new UsageError('give --patch or --tree, not both');
       const { agentPatch, evaluateFeatureTask, loadFeatureTask } = await import('../verify/feature-task.js');
       const { readFile } = await import('node:fs/promises');
@@ -132,6 +135,7 @@ export function registerEvaluateFeature(program: Command, setExitCode: SetExitCo
         sandbox: o.sandbox,
         startupTimeoutSec: o.startupTimeout,
         timeoutSec: o.timeout,
+        installTimeoutSec: o.installTimeout,
         progress: progressOf(o.quiet),
       });
       process.stdout.write(o.json ? `${JSON.stringify(evaluation, null, 2)}\n` : renderText(evaluation));

@@ -12,6 +12,7 @@ import { EXIT_CLEAN, EXIT_FINDINGS } from './exit-codes.js';
 import { positiveNumber } from './number-options.js';
 import { addQueueOptions, checkQueueFlags, enqueueThen, type QueueFlags } from './queue-options.js';
 import { jobLabel, resultLabel, type ReproJob } from '../queue/jobs.js';
+import { DEFAULT_INSTALL_TIMEOUT_SEC } from '../ecosystems/step-limit.js';
 
 export function parseFactors(value: string, option = '--vary'): FactorId[] {
   if (value === 'all') return [...FACTORS];
@@ -39,6 +40,7 @@ interface ReproFlags {
   sandbox: BackendChoice;
   systemPackages?: string;
   timeout: string;
+  installTimeout: string;
   tracer?: TracerChoice;
   json?: boolean;
   quiet?: boolean;
@@ -55,6 +57,7 @@ function instanceOptions(o: ReproFlags) {
     backend: o.sandbox,
     systemPackages: listOption(o.systemPackages),
     timeoutSec: positiveNumber('--timeout')(o.timeout),
+    installTimeoutSec: positiveNumber('--install-timeout')(o.installTimeout),
     ...(o.tracer ? { tracer: o.tracer } : {}),
   };
 }
@@ -130,6 +133,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
     .addOption(new Option('--sandbox <backend>', 'where installs and runs happen').choices([...BACKEND_CHOICES]).default('auto'))
     .option('--system-packages <names>', 'Debian packages to add to the clean environment (comma-separated)')
     .option('--timeout <seconds>', 'time limit of each test run', '600')
+    .option('--install-timeout <seconds>', 'time limit of each install and build step', String(DEFAULT_INSTALL_TIMEOUT_SEC))
     .addOption(
       new Option('--tracer <name>', 'trace every run (fast, strace, or auto: fast where it can run) and compare what it loaded (D3) with the reference run\'s; default: untraced, because tracing slows the tests (strace up to ~1.8x) and can change their timing')
         .choices([...TRACER_CHOICES]),
@@ -166,6 +170,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
         backend: o.sandbox,
         systemPackages: listOption(o.systemPackages),
         timeoutSec: positiveNumber('--timeout')(o.timeout),
+        installTimeoutSec: positiveNumber('--install-timeout')(o.installTimeout),
         ...(o.tracer ? { tracer: o.tracer } : {}),
         progress,
       });

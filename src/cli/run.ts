@@ -29,6 +29,7 @@ import { parseFactors } from './repro.js';
 import { runKey } from '../protocol/run-one.js';
 import { FACTORS } from '../repro/types.js';
 import { reproduceFinalProjects, type FinalProjectSummary } from '../repro/final-projects.js';
+import { DEFAULT_INSTALL_TIMEOUT_SEC } from '../ecosystems/step-limit.js';
 
 function parseLanguages(value: string): EcosystemId[] {
   const langs = value === 'all' ? [...ecosystemIds()] : value.split(',').map((s) => s.trim());
@@ -140,6 +141,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .addOption(new Option('--sandbox <backend>', 'where projects are installed and run').choices([...BACKEND_CHOICES]).default('auto'))
     .addOption(tracerOption())
     .option('--timeout <seconds>', 'time limit of each program run', positiveInt('--timeout', 1), 120)
+    .option('--install-timeout <seconds>', 'time limit of each install and build step', positiveInt('--install-timeout', 1), DEFAULT_INSTALL_TIMEOUT_SEC)
     .addOption(javaAttributionOption())
     .option('--agent-timeout <seconds>', 'time limit of each agent turn', positiveInt('--agent-timeout', 1), 1800)
     .option('--request-timeout <seconds>', 'time limit of each request of an HTTP agent (openai:, anthropic:); a request that runs out is retried as --retries says', positiveInt('--request-timeout', 1), 300)
@@ -158,7 +160,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       'after',
       '\nProgress goes to standard error: a line per attempt, retry and run ended, with the elapsed time and an ETA; on a terminal, also a live line per --jobs slot. Each attempt keeps the agent\'s output and the program\'s (docs/store.md).\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt; with --repro, final projects already re-run are skipped too.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures, or runs were run and none succeeded (or, with --repro, some final projects could not be re-run), 2 error (also a refused credential, which stops the run at once, and Ctrl-C/SIGTERM, after which the same command resumes).',
     )
-    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; javaAttribution: JavaAttribution; agentTimeout: number; requestTimeout: number; rerun?: string; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; repro?: number; reproVary: string; reproAttribute?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; installTimeout: number; javaAttribution: JavaAttribution; agentTimeout: number; requestTimeout: number; rerun?: string; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; repro?: number; reproVary: string; reproAttribute?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
@@ -172,7 +174,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       checkQueueFlags(o, command, ['store', 'jobs']);
       if (o.queue) {
         const protocol: JobProtocolOptions = {
-          repairs: o.repairs, sandbox: o.sandbox, environment, tracer: o.tracer, runTimeoutSec: o.timeout, agentTimeoutSec: o.agentTimeout, requestTimeoutSec: o.requestTimeout,
+          repairs: o.repairs, sandbox: o.sandbox, environment, tracer: o.tracer, runTimeoutSec: o.timeout, installTimeoutSec: o.installTimeout, agentTimeoutSec: o.agentTimeout, requestTimeoutSec: o.requestTimeout,
           tracedView: tracedViewOf(o.javaAttribution), infraRetries: o.retries, retryDelaySec: o.retryDelay,
           ...backendOptions(o, path.resolve),
         };
@@ -207,6 +209,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
           environment,
           tracer: o.tracer,
           runTimeoutSec: o.timeout,
+          installTimeoutSec: o.installTimeout,
           tracedView: tracedViewOf(o.javaAttribution),
           agentTimeoutSec: o.agentTimeout,
           requestTimeoutSec: o.requestTimeout,

@@ -5,7 +5,7 @@ import type { TracerChoice } from '../trace/index.js';
 import type { AuditContext } from './types.js';
 
 /** The context of an audit in `sandbox`'s work directory, whose project copy and environment are `project/` and `env/`. */
-export function auditContext(sandbox: Sandbox, opts: { timeoutMs: number; tracer?: TracerChoice; progress(message: string): void }): AuditContext {
+export function auditContext(sandbox: Sandbox, opts: { timeoutMs: number; installTimeoutMs: number; tracer?: TracerChoice; progress(message: string): void }): AuditContext {
   const projectDir = path.posix.join(sandbox.workDir, 'project');
   const envDir = path.posix.join(sandbox.workDir, 'env');
   const hostPath = (inside: string): string => {

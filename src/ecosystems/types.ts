@@ -18,7 +18,10 @@ export interface AuditContext {
   host: { projectDir: string; envDir: string };
   /** The host path of a path inside the sandbox's work directory; an error for one outside it. */
   hostPath(inside: string): string;
+  /** Limit of each traced run (--timeout). */
   timeoutMs: number;
+  /** Limit of each install and build step (--install-timeout, step-limit.ts). */
+  installTimeoutMs: number;
   /** The tracer of traced runs (default auto). */
   tracer?: TracerChoice;
   /** Progress lines for the terminal; never part of results. */

@@ -4,7 +4,7 @@
  * again to show which gaps closed.
  */
 import { createTwoFilesPatch } from 'diff';
-import { runAudit, type AuditOptions } from '../audit/audit.js';
+import { installTimeoutMs, runAudit, type AuditOptions } from '../audit/audit.js';
 import type { AuditReport } from '../audit/report.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from '../audit/workspace.js';
 import { EnvproofError, InfrastructureError } from '../core/errors.js';
@@ -49,7 +49,7 @@ async function refreshInSandbox(module: EcosystemModule, editor: ManifestEditor,
       throw err instanceof EnvproofError ? new InfrastructureError(err.message, err.hint, err.details) : err;
     });
     try {
-      const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, progress: opts.progress });
+      const ctx = auditContext(sandbox, { timeoutMs: opts.timeoutSec * 1000, installTimeoutMs: installTimeoutMs(opts), progress: opts.progress });
       const files = await editor.refresh(ctx);
       // The sandboxed refresh could have left a link where the lockfile was: read it as a file of the copy.
       for (const f of files) await writeProjectFile(projectDir, f, await readProjectFile(work.project, f));

@@ -15,6 +15,8 @@ export interface ExecuteOptions {
   environment?: EnvironmentChoice;
   tracer?: TracerChoice;
   timeoutSec: number;
+  /** Limit of each install and build step (--install-timeout). */
+  installTimeoutSec?: number;
   /** Which view of D3 the metrics use per ecosystem (java: `loaded` or `opened`), as `audit --java-attribution`. */
   tracedView?: AuditOptions['tracedView'];
   /** D1 as the caller already parsed it from the attempt's manifest (the audit then does not parse it again). */
@@ -53,6 +55,7 @@ export async function executeAttempt(projectDir: string, opts: ExecuteOptions): 
       dir: projectDir,
       ecosystem: opts.language,
       timeoutSec: opts.timeoutSec,
+      ...(opts.installTimeoutSec !== undefined ? { installTimeoutSec: opts.installTimeoutSec } : {}),
       // The program's output is kept with the attempt (as much as a transcript holds), whether it succeeded or not.
       outputTailBytes: TRANSCRIPT_BYTES,
       keep: false,

@@ -41,6 +41,8 @@ export interface ProtocolOptions {
   tracer?: TracerChoice;
   /** Time limit of the program's run, seconds. */
   runTimeoutSec: number;
+  /** Time limit of each install and build step, seconds (default DEFAULT_INSTALL_TIMEOUT_SEC). */
+  installTimeoutSec?: number;
   /** Time limit of one agent turn, seconds. */
   agentTimeoutSec: number;
   /** Time limit of one request of an HTTP agent, seconds (default: the turn's). */
@@ -229,13 +231,14 @@ function agentTurn(plan: RunPlan, opts: ProtocolOptions, round: number, workspac
 function execute(plan: RunPlan, opts: ProtocolOptions, workspace: string, declared: DeclaredResult | null): Promise<ExecuteOutcome> {
   const once = (): Promise<ExecuteOutcome> =>
     plan.task.backend
-      ? executeBackendAttempt(workspace, plan.task.backend, { ...backendOptions(opts), sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, progress: () => {} })
+      ? executeBackendAttempt(workspace, plan.task.backend, { ...backendOptions(opts), sandbox: opts.sandbox, timeoutSec: opts.runTimeoutSec, ...(opts.installTimeoutSec !== undefined ? { installTimeoutSec: opts.installTimeoutSec } : {}), progress: () => {} })
       : executeAttempt(workspace, {
           language: plan.language,
           sandbox: opts.sandbox,
           environment: opts.environment,
           tracer: opts.tracer,
           timeoutSec: opts.runTimeoutSec,
+          ...(opts.installTimeoutSec !== undefined ? { installTimeoutSec: opts.installTimeoutSec } : {}),
           ...(opts.tracedView ? { tracedView: opts.tracedView } : {}),
           ...(declared ? { declared } : {}),
           progress: () => {},

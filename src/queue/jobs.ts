@@ -24,7 +24,7 @@ import type { PromptVariant, TaskSuite } from '../tasks/types.js';
  * The protocol's options a job carries (the sandbox as chosen: `auto` is resolved on the worker's machine; a
  * backend task's contract and collection as absolute paths).
  */
-export type JobProtocolOptions = Pick<ProtocolOptions, 'repairs' | 'runTimeoutSec' | 'agentTimeoutSec' | 'requestTimeoutSec' | 'tracedView' | 'infraRetries' | 'retryDelaySec' | 'tracer' | 'backend'> & {
+export type JobProtocolOptions = Pick<ProtocolOptions, 'repairs' | 'runTimeoutSec' | 'installTimeoutSec' | 'agentTimeoutSec' | 'requestTimeoutSec' | 'tracedView' | 'infraRetries' | 'retryDelaySec' | 'tracer' | 'backend'> & {
   sandbox: BackendChoice;
   environment: EnvironmentChoice;
 };

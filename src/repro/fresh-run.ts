@@ -28,7 +28,10 @@ export interface RunSetup {
   backend: BackendChoice;
   /** Debian packages the user adds (--system-packages). */
   systemPackages: readonly string[];
+  /** Limit of the test run. */
   timeoutMs: number;
+  /** Limit of each install and build step. */
+  installTimeoutMs: number;
   progress(message: string): void;
   /** The dated package index's URL per date, started on demand (pip). */
   datedIndexUrl(date: string): Promise<string>;
@@ -145,7 +148,7 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
     }).catch((err: unknown) => {
       throw err instanceof EnvproofError && !(err instanceof UsageError) ? new InfrastructureError(err.message, err.hint, err.details) : err;
     });
-    const ctx = auditContext(sandbox, { timeoutMs: setup.timeoutMs, progress: setup.progress });
+    const ctx = auditContext(sandbox, { timeoutMs: setup.timeoutMs, installTimeoutMs: setup.installTimeoutMs, progress: setup.progress });
     const plain = decide({});
     const started = performance.now();
     let install: InstallResult;

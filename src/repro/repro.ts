@@ -1,6 +1,7 @@
 /** `envproof repro` for one project: a reference, k fresh re-runs under variation, attribution, the shim. */
 import { EnvproofError, UsageError } from '../core/errors.js';
 import { TOOL_VERSION } from '../core/version.js';
+import { installTimeoutMs } from '../audit/audit.js';
 import { checkProjectDir } from '../audit/workspace.js';
 import { resolveBackend, type BackendChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
@@ -32,6 +33,8 @@ export interface ReproOptions {
   backend: BackendChoice;
   systemPackages?: readonly string[];
   timeoutSec: number;
+  /** Limit of each install and build step (default DEFAULT_INSTALL_TIMEOUT_SEC). */
+  installTimeoutSec?: number;
   /** Trace every run and compare what it loaded (D3) with the reference run's; absent: untraced. */
   tracer?: TracerChoice;
   progress(message: string): void;
@@ -97,6 +100,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     backend: opts.backend,
     systemPackages: opts.systemPackages ?? [],
     timeoutMs: opts.timeoutSec * 1000,
+    installTimeoutMs: installTimeoutMs(opts),
     progress: opts.progress,
     datedIndexUrl: indexes.url,
   };

@@ -8,13 +8,17 @@ import type { EcosystemId } from '../core/types.js';
 import { withCacheView, type CacheLayers } from './cache-layers.js';
 import { prepareWritableDirs, programRun } from './environment.js';
 import { CA_BUNDLE, CACHE_INSIDE, JAVA_CA_STORE } from './paths.js';
+import { RESOLV_CONF_TEXT, withInstallNetwork } from './install-network.js';
 import { sandboxUid } from './uid.js';
 import { DEFAULT_LIMITS, prlimitArgs, type ProgramRun, type SandboxLimits } from './limits.js';
 import { baselineOf, PRIVATE_TOP_LEVEL, systemPackagesOf, type Environment } from './rootfs.js';
 import type { ExecRequest, ExecResult, Sandbox, SandboxBaseline, SystemPackage } from './types.js';
 
+const RESOLV_CONF = '/etc/resolv.conf';
 /** Host files bound read-only over the rootfs's own: DNS and the CAs this machine uses to reach registries. */
-const HOST_FILES = ['/etc/resolv.conf', '/etc/hosts', CA_BUNDLE, JAVA_CA_STORE];
+const HOST_FILES = [RESOLV_CONF, '/etc/hosts', CA_BUNDLE, JAVA_CA_STORE];
+
+const SHARED_NETWORK = "the install shared the host's network (not root: bwrap runs unprivileged and cannot be given the install network)";
 
 export type RootEntry = { name: string; symlink?: string };
 
@@ -48,6 +52,8 @@ export interface BwrapPlan extends ProgramRun {
   cpuFiles?: CpuFiles;
   /** Switch to this uid inside, dropping every capability (only possible, and only needed, when envproof runs as root). */
   dropToUid?: number;
+  /** Host file shown as /etc/resolv.conf instead of the host's own (the install network's DNS forwarder). */
+  resolvConf?: string;
 }
 
 /** The complete command line for one program run under bubblewrap. Pure: the tests check it directly. */
@@ -66,7 +72,7 @@ export function bwrapArgv(plan: BwrapPlan): string[] {
     for (const list of ['online', 'possible']) out.push('--ro-bind', plan.cpuFiles.cpuList, `/sys/devices/system/cpu/${list}`);
     out.push('--ro-bind', plan.cpuFiles.procStat, '/proc/stat');
   }
-  for (const f of plan.hostFiles) out.push('--ro-bind', f, f);
+  for (const f of plan.hostFiles) out.push('--ro-bind', plan.resolvConf && f === RESOLV_CONF ? plan.resolvConf : f, f);
   // Installs may fill the caches; the traced run (no network) only reads them.
   out.push(...traversableParents(CACHE_INSIDE), plan.network ? '--bind' : '--ro-bind', plan.cacheDir, CACHE_INSIDE);
   out.push(...traversableParents(plan.workDir), '--bind', plan.workDir, plan.workDir);
@@ -75,6 +81,7 @@ export function bwrapArgv(plan: BwrapPlan): string[] {
     if (plan.network) out.push('--share-net');
   } else {
     // Privileged bwrap: every namespace but the user one, so that the uid switched to inside is the real one.
+    // With network it stays in the namespace it was started in: the install network's (installNetworkPrefix).
     out.push('--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try');
     if (!plan.network) out.push('--unshare-net');
     out.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
@@ -122,8 +129,8 @@ export class BwrapSandbox implements Sandbox {
    * switched to SANDBOX_UID inside, after the mounts are made.
    */
   private readonly dropToUid = sandboxUid();
-  /** Where the files of a reduced CPU count are written, made on first use. */
-  private cpuDir?: string;
+  /** Where the files bound over the rootfs's (CPU lists, resolv.conf) are written, made on first use. */
+  private filesDirPath?: string;
 
   constructor(
     readonly language: EcosystemId,
@@ -149,10 +156,14 @@ export class BwrapSandbox implements Sandbox {
 
   async exec(req: ExecRequest): Promise<ExecResult> {
     await prepareWritableDirs(this.workDir, this.dropToUid);
-    return withCacheView(this.caches, req.network, (cacheDir) => this.run(req, cacheDir));
+    return withCacheView(this.caches, req.network, (cacheDir) => {
+      // Unprivileged bwrap cannot be started in a namespace made here: its installs share the host's network.
+      if (!req.network || this.dropToUid === undefined) return this.run(req, cacheDir, []);
+      return withInstallNetwork((net) => this.run(req, cacheDir, ['nsenter', `--net=${net.nsPath}`, '--']));
+    });
   }
 
-  private async run(req: ExecRequest, cacheDir: string): Promise<ExecResult> {
+  private async run(req: ExecRequest, cacheDir: string, netPrefix: readonly string[]): Promise<ExecResult> {
     const argv = bwrapArgv({
       ...programRun(req, this.workDir, cacheDir, this.limits),
       rootfs: this.rootOnHost,
@@ -160,18 +171,31 @@ export class BwrapSandbox implements Sandbox {
       hostFiles: this.hostFiles,
       ...(req.visibleCpus ? { cpuFiles: await this.cpuFiles(req.visibleCpus) } : {}),
       dropToUid: this.dropToUid,
+      ...(netPrefix.length > 0 ? { resolvConf: await this.resolvConf() } : {}),
     });
-    const result = await runProcess([...(req.hostWrapper ?? []), ...argv], {
+    const result = await runProcess([...(req.hostWrapper ?? []), ...netPrefix, ...argv], {
       env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
       timeoutMs: req.timeoutMs,
       maxOutputBytes: req.maxOutputBytes,
     });
-    return { ...result, isolation: { networkOff: !req.network, filesystemConfined: true, ownProcessTree: true } };
+    const shortfall = req.network && netPrefix.length === 0 ? { shortfall: SHARED_NETWORK } : {};
+    return { ...result, isolation: { networkOff: !req.network, filesystemConfined: true, ownProcessTree: true, ...shortfall } };
+  }
+
+  private async resolvConf(): Promise<string> {
+    const file = path.join(await this.filesDir(), 'resolv.conf');
+    await writeFile(file, RESOLV_CONF_TEXT);
+    return file;
+  }
+
+  private async filesDir(): Promise<string> {
+    this.filesDirPath ??= await mkdtemp(path.join(os.tmpdir(), 'envproof-bwrap-'));
+    return this.filesDirPath;
   }
 
   private async cpuFiles(n: number): Promise<CpuFiles> {
-    this.cpuDir ??= await mkdtemp(path.join(os.tmpdir(), 'envproof-cpus-'));
-    const files = { cpuList: path.join(this.cpuDir, `cpu-list-${n}`), procStat: path.join(this.cpuDir, `proc-stat-${n}`) };
+    const dir = await this.filesDir();
+    const files = { cpuList: path.join(dir, `cpu-list-${n}`), procStat: path.join(dir, `proc-stat-${n}`) };
     await writeFile(files.cpuList, cpuListText(n));
     await writeFile(files.procStat, procStatText(await readFile('/proc/stat', 'utf8'), n));
     return files;
@@ -190,7 +214,7 @@ export class BwrapSandbox implements Sandbox {
   }
 
   async dispose(): Promise<void> {
-    if (this.cpuDir) await rm(this.cpuDir, { recursive: true, force: true });
+    if (this.filesDirPath) await rm(this.filesDirPath, { recursive: true, force: true });
     await this.caches.dispose();
   }
 }

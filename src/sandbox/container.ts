@@ -4,6 +4,7 @@ import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { withCacheView, type CacheLayers } from './cache-layers.js';
+import { SLIRP_DNS, withInstallNetwork } from './install-network.js';
 import { HOST_ENV, type ContainerEngine, type EngineSetup } from './engine.js';
 import { prepareWritableDirs, programRun } from './environment.js';
 import { CA_BUNDLE, CACHE_INSIDE, JAVA_CA_STORE } from './paths.js';
@@ -23,13 +24,17 @@ export interface ContainerRunPlan extends ProgramRun {
   name: string;
   /** Host files bound read-only at the same path (this machine's CAs, to reach registries). */
   hostFiles: readonly string[];
+  /** With network: the install network's namespace (podman joins it) instead of the engine's bridge. */
+  networkNamespace?: string;
 }
 
 /** The `docker run` / `podman run` command line for one program. Pure: the tests check it directly. */
 export function containerRunArgv(plan: ContainerRunPlan): string[] {
   const { limits } = plan;
   const out = [plan.engine, ...plan.setup.globalOptions, 'run', '--rm', '--name', plan.name, '--hostname', 'envproof'];
-  out.push('--network', plan.network ? 'bridge' : 'none');
+  if (!plan.network) out.push('--network', 'none');
+  else if (plan.networkNamespace) out.push('--network', `ns:${plan.networkNamespace}`, '--dns', SLIRP_DNS);
+  else out.push('--network', 'bridge');
   out.push('--read-only', '--tmpfs', '/tmp:rw,exec,mode=1777');
   out.push('--user', `${SANDBOX_UID}:${SANDBOX_UID}`);
   out.push('--memory', String(limits.memoryBytes), '--pids-limit', String(limits.processes));
@@ -103,6 +108,12 @@ export class ContainerSandbox implements Sandbox {
   async exec(req: ExecRequest): Promise<ExecResult> {
     if (req.hostWrapper) throw new EnvproofError(`the ${this.backend} sandbox cannot run a host command around its programs`);
     await prepareWritableDirs(this.workDir, sandboxUid());
+    // Podman as root joins the install network; docker cannot join a namespace by path and keeps its bridge.
+    if (req.network && this.backend === 'podman' && process.getuid?.() === 0) return withInstallNetwork((net) => this.run(req, net.nsPath));
+    return this.run(req, undefined);
+  }
+
+  private run(req: ExecRequest, networkNamespace: string | undefined): Promise<ExecResult> {
     return withCacheView(this.caches, req.network, async (cacheDir) => {
       const name = `envproof-${process.pid}-${++runCounter}`;
       const argv = containerRunArgv({
@@ -112,6 +123,7 @@ export class ContainerSandbox implements Sandbox {
         image: this.image.tag,
         name,
         hostFiles: this.hostFiles,
+        ...(networkNamespace ? { networkNamespace } : {}),
       });
       const result = await runProcess(argv, { env: HOST_ENV(), timeoutMs: req.timeoutMs, maxOutputBytes: req.maxOutputBytes });
       // `--rm` removes a container whose client saw it end; a client killed at the time limit does not stop it.
@@ -119,7 +131,8 @@ export class ContainerSandbox implements Sandbox {
         const now = this.backend === 'podman' ? ['--time', '0'] : []; // docker's --force kills at once; podman's waits for a stop
         await runProcess([this.backend, ...this.setup.globalOptions, 'rm', '--force', ...now, name], { env: HOST_ENV(), timeoutMs: 60_000 });
       }
-      return { ...result, isolation: { networkOff: !req.network, filesystemConfined: true, ownProcessTree: true } };
+      const shortfall = req.network && !networkNamespace ? { shortfall: "the install shared the docker bridge, from which the host's own addresses are reachable" } : {};
+      return { ...result, isolation: { networkOff: !req.network, filesystemConfined: true, ownProcessTree: true, ...shortfall } };
     });
   }
 

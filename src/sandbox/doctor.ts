@@ -21,6 +21,8 @@ export async function doctorChecks(): Promise<Check[]> {
     installCheck('debootstrap', 'debootstrap', 'debootstrap', 'builds the root filesystems'),
     installCheck('util-linux', 'setpriv', 'util-linux', 'setpriv and prlimit drop privileges and set limits'),
     installCheck('strace', 'strace', 'strace', 'the tracer'),
+    installCheck('slirp4netns', 'slirp4netns', 'slirp4netns', "install steps' own network, without the host's services"),
+    installCheck('iptables', 'iptables-restore', 'iptables', "the install network's filter of private addresses"),
   ];
 
   const ns = bwrapWorks();

@@ -78,12 +78,15 @@ export function processTreePrefix(): string[] {
   return hostNamespaces().processTree;
 }
 
+/** Unlike bwrap's and podman's (src/sandbox/install-network.ts). */
+const INSTALLS_NOT_CUT_OFF = "installs and builds were not cut off from this machine: they could reach its own services (127.0.0.1, its local network)";
+
 /** The sentence reports carry for the host backend, saying exactly what it isolated here. */
 export function hostWarning(ns: HostNamespaces = hostNamespaces()): string {
   const network = ns.network
-    ? 'the traced run had its own network namespace (loopback only), installs used the network'
+    ? 'the traced run had its own network namespace (loopback only)'
     : `its network was not isolated either: ${ns.networkProblem}`;
-  return `sandbox "host": the program ran directly on this machine with a cleaned environment; its file system was not isolated; ${network}.`;
+  return `sandbox "host": the program ran directly on this machine with a cleaned environment; its file system was not isolated; ${network}; ${INSTALLS_NOT_CUT_OFF}.`;
 }
 
 /** The weakest backend: a temporary directory and a cleaned environment on the host. */

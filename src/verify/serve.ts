@@ -53,8 +53,10 @@ export interface ServeOptions {
   collection?: string;
   /** How long the health check is polled once run.sh has started. */
   startupTimeoutSec: number;
-  /** Limit of each install step and of the whole serving run. */
+  /** Limit of the whole serving run. */
   timeoutSec: number;
+  /** Limit of each install and build step (default DEFAULT_INSTALL_TIMEOUT_SEC). */
+  installTimeoutSec?: number;
   /** Commands run in the project before the server starts (a feature task's setup: migrations, ...). */
   setup?: string[];
   /** The command that starts the server (default `sh ./run.sh`). */
@@ -63,7 +65,7 @@ export interface ServeOptions {
 }
 
 /** How the suites are run, whatever the server: the contract, the collection, the sandbox, the limits. */
-export type ServingOptions = Pick<ServeOptions, 'spec' | 'collection' | 'sandbox' | 'startupTimeoutSec' | 'timeoutSec' | 'progress'>;
+export type ServingOptions = Pick<ServeOptions, 'spec' | 'collection' | 'sandbox' | 'startupTimeoutSec' | 'timeoutSec' | 'installTimeoutSec' | 'progress'>;
 
 export interface ServeResult {
   startup: StartupOutcome;
@@ -205,6 +207,7 @@ export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
       ecosystem: opts.language,
       run: [launcher(marker, env, { setup: opts.setup ?? [], command: opts.start ?? 'sh ./run.sh' }, ports.postgres !== undefined ? { dir: pgDir, port: ports.postgres } : undefined)],
       timeoutSec: opts.timeoutSec,
+      ...(opts.installTimeoutSec !== undefined ? { installTimeoutSec: opts.installTimeoutSec } : {}),
       keep: false,
       sandbox: opts.sandbox,
       // The host backend cannot add packages: there PostgreSQL and the compilers are the host's own.

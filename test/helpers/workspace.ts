@@ -31,7 +31,7 @@ export async function hostWorkspace(language: EcosystemId, fixtures: string, sou
   await mkdir(projectDir, { recursive: true });
   const envDir = path.join(root, 'env');
   await mkdir(envDir, { recursive: true });
-  const ctx: AuditContext = auditContext(new HostSandbox(language, root), { timeoutMs, progress: () => {} });
+  const ctx: AuditContext = auditContext(new HostSandbox(language, root), { timeoutMs, installTimeoutMs: timeoutMs, progress: () => {} });
   return { ctx, projectDir, root, dispose: () => rm(root, { recursive: true, force: true }) };
 }
 

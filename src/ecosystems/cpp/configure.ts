@@ -19,6 +19,7 @@ import { debianPackageFor } from './debian-packages.js';
 import { parseProviderLog, PROVIDER_SCRIPT, type FindPackageRecord, type ProviderLog, type TargetRecord } from './provider.js';
 import { isDirectory } from '../../core/fs.js';
 import { readProjectFileIfExists } from '../../core/safe-read.js';
+import { installTimeoutHint, installTimeoutText } from '../step-limit.js';
 
 /** What configure learnt, for the build, the run and attribution. */
 export interface CmakeInstallDetails {
@@ -181,10 +182,10 @@ export async function cmakeConfigure(ctx: AuditContext): Promise<InstallResult<C
     `-DENVPROOF_PROVIDER_LOG=${logFile}`,
   ];
   ctx.progress('cmake configure');
-  const r = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
+  const r = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.installTimeoutMs, network: true });
   const log = parseProviderLog((await readProjectFileIfExists(ctx.host.envDir, ctx.hostPath(logFile))) ?? '');
   if (r.spawnError) throw new EnvproofError(`could not run cmake: ${r.spawnError}`, 'install CMake (Debian package cmake)');
-  if (r.timedOut) throw new StepFailedError('configure', 'other', 'CMake configure timed out', tail(r.stdout + r.stderr));
+  if (r.timedOut) throw new StepFailedError('configure', 'other', `CMake configure ${installTimeoutText(ctx.installTimeoutMs)}`, tail(r.stdout + r.stderr), installTimeoutHint(ctx.installTimeoutMs));
   if (r.exitCode !== 0) throw configureFailure(`${r.stdout}\n${r.stderr}`, log);
 
   const cache = parseCmakeCache((await readProjectFileIfExists(ctx.host.envDir, path.join(ctx.hostPath(buildDir), 'CMakeCache.txt'))) ?? '');

@@ -16,6 +16,7 @@ import { cppFacts } from './facts.js';
 import { cmakeComponentFacts } from './component-facts.js';
 import { cmakeManifestEditor } from './manifest-edit.js';
 import { cmakeStaticImports } from './static-imports.js';
+import { installTimeoutHint, installTimeoutText } from '../step-limit.js';
 
 const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -45,8 +46,8 @@ async function cmakeBuild(ctx: AuditContext, install: InstallResult<CmakeInstall
   const { buildDir } = install.details;
   ctx.progress('cmake --build');
   // ExternalProject downloads happen while building, hence the network.
-  const r = await ctx.sandbox.exec({ argv: ['cmake', '--build', buildDir, '--parallel', '2'], cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
-  if (r.timedOut) throw new StepFailedError('build', 'other', 'the CMake build timed out', tail(r.stdout + r.stderr));
+  const r = await ctx.sandbox.exec({ argv: ['cmake', '--build', buildDir, '--parallel', '2'], cwd: ctx.projectDir, timeoutMs: ctx.installTimeoutMs, network: true });
+  if (r.timedOut) throw new StepFailedError('build', 'other', `the CMake build ${installTimeoutText(ctx.installTimeoutMs)}`, tail(r.stdout + r.stderr), installTimeoutHint(ctx.installTimeoutMs));
   if (r.exitCode !== 0) {
     const output = `${r.stdout}\n${r.stderr}${r.spawnError ?? ''}`;
     const { failureClass } = classifyBuildFailure(output);

@@ -71,7 +71,7 @@ export async function goBuild(ctx: AuditContext, install: InstallResult): Promis
   ctx.progress(`go ${args.join(' ')}`);
   // The build downloads the modules its packages need (and, with -mod=mod, any it has to add).
   const r = await goExec(ctx, args, true);
-  if (r.exitCode !== 0 || r.timedOut) throw await goFailure('build', args, r, ctx.timeoutMs);
+  if (r.exitCode !== 0 || r.timedOut) throw await goFailure('build', args, r, ctx.installTimeoutMs);
   const goMod = await readProjectFile(hostDir, 'go.mod', 'utf8');
   if (goMod !== details.goMod) {
     const listed = await buildList(ctx);

@@ -7,9 +7,10 @@ import type { AuditContext } from '../types.js';
 import { classifyGoFailure, goErrorSummary, goFailingEndpoints, notFoundModule, proxyListsVersions, toolchainTooOld } from './failure.js';
 import { goEnv, GO_PROXY } from './go-env.js';
 import { GO_TOOLCHAIN } from './toolchain.js';
+import { installTimeoutHint, installTimeoutText } from '../step-limit.js';
 
 export function goExec(ctx: AuditContext, args: string[], network: boolean): Promise<ExecResult> {
-  return ctx.sandbox.exec({ argv: ['go', ...args], cwd: ctx.projectDir, env: goEnv(ctx.envDir), timeoutMs: ctx.timeoutMs, network });
+  return ctx.sandbox.exec({ argv: ['go', ...args], cwd: ctx.projectDir, env: goEnv(ctx.envDir), timeoutMs: ctx.installTimeoutMs, network });
 }
 
 /** The error of a go command that failed in `step`; `failureClass` for compiler errors (the build's own). */
@@ -18,7 +19,7 @@ export async function goFailure(step: 'install' | 'build', args: readonly string
   const output = `${r.stdout}\n${r.stderr}`;
   const outputTail = tail(output, 60);
   if (r.spawnError) return new StepFailedError(step, 'other', `go could not be started: ${r.spawnError}`, outputTail, 'is a Go toolchain on the PATH of the sandbox? (`envproof env doctor`)');
-  if (r.timedOut) return new StepFailedError(step, await timeoutFailureClass(GO_PROXY), `${command} did not finish within ${Math.round(timeoutMs / 1000)} s`, outputTail);
+  if (r.timedOut) return new StepFailedError(step, await timeoutFailureClass(GO_PROXY), `${command} ${installTimeoutText(timeoutMs)}`, outputTail, installTimeoutHint(timeoutMs));
   const old = toolchainTooOld(output);
   if (old) {
     return new StepFailedError(

@@ -34,7 +34,7 @@ export function goDetails(install: InstallResult): GoInstallDetails {
 /** The modules of the build list as `go list -m -json all` prints them, the main module first. */
 export async function listModules(ctx: AuditContext): Promise<GoModule[]> {
   const r = await goExec(ctx, LIST, true);
-  if (r.exitCode !== 0 || r.timedOut) throw await goFailure('install', LIST, r, ctx.timeoutMs);
+  if (r.exitCode !== 0 || r.timedOut) throw await goFailure('install', LIST, r, ctx.installTimeoutMs);
   try {
     return parseJsonStream(r.stdout).filter(isModule);
   } catch {
@@ -55,7 +55,7 @@ export async function goInstall(ctx: AuditContext): Promise<InstallResult> {
   await seedBuildCache(ctx);
   ctx.progress('go mod download');
   const download = await goExec(ctx, DOWNLOAD, true);
-  if (download.exitCode !== 0 || download.timedOut) throw await goFailure('install', DOWNLOAD, download, ctx.timeoutMs);
+  if (download.exitCode !== 0 || download.timedOut) throw await goFailure('install', DOWNLOAD, download, ctx.installTimeoutMs);
   const { installed, own } = await buildList(ctx);
   const details: GoInstallDetails = { goMod: await readProjectFile(ctx.host.projectDir, 'go.mod', 'utf8'), binaries: [] };
   return {

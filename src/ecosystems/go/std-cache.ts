@@ -26,7 +26,7 @@ export function stdCacheRoot(): string {
 }
 
 async function goIn(ctx: AuditContext, cwd: string, args: string[], env: Record<string, string>) {
-  return ctx.sandbox.exec({ argv: ['go', ...args], cwd, env: { ...goEnv(ctx.envDir), ...env }, timeoutMs: ctx.timeoutMs, network: false });
+  return ctx.sandbox.exec({ argv: ['go', ...args], cwd, env: { ...goEnv(ctx.envDir), ...env }, timeoutMs: ctx.installTimeoutMs, network: false });
 }
 
 /**

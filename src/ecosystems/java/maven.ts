@@ -5,6 +5,7 @@ import { tail } from '../../core/process.js';
 import type { ExecResult } from '../../sandbox/types.js';
 import { configuredRegistry, downloadFailureClass, registryUrl, timeoutFailureClass, type Registry } from '../registry.js';
 import type { AuditContext, InstallFailureClass } from '../types.js';
+import { installTimeoutHint, installTimeoutText } from '../step-limit.js';
 
 /**
  * Plugin versions envproof invokes itself, pinned so that results do not move with Maven's defaults. The local
@@ -43,11 +44,8 @@ export function mavenCommandLine(call: MavenCall): string {
   return mavenArgv(call).join(' ');
 }
 
-/** Resolving a large graph into a cold cache takes minutes: Maven steps get at least this, beyond the run's limit. */
-const MAVEN_STEP_TIMEOUT_MS = 15 * 60_000;
-
 function stepTimeoutMs(ctx: AuditContext): number {
-  return Math.max(ctx.timeoutMs, MAVEN_STEP_TIMEOUT_MS);
+  return ctx.installTimeoutMs;
 }
 
 /** Maven Central, or the mirror of it ENVPROOF_REGISTRY_MAVEN names. */
@@ -141,7 +139,7 @@ export async function probeArtifactExists(ctx: AuditContext, groupId: string, ar
 export async function failMaven(ctx: AuditContext, step: 'install' | 'build', r: ExecResult): Promise<never> {
   const output = mavenOutput(r);
   // A step that does not finish is the registry's fault only when the registry does not answer.
-  if (r.timedOut) throw new StepFailedError(step, await timeoutFailureClass(MAVEN_REGISTRY), `mvn timed out after ${Math.round(stepTimeoutMs(ctx) / 1000)} s`, tail(output));
+  if (r.timedOut) throw new StepFailedError(step, await timeoutFailureClass(MAVEN_REGISTRY), `mvn ${installTimeoutText(stepTimeoutMs(ctx))}`, tail(output), installTimeoutHint(stepTimeoutMs(ctx)));
   if (r.spawnError) throw new StepFailedError(step, 'other', `mvn could not start: ${r.spawnError}`, '', 'install Maven (mvn) and a JDK');
   const failure = classifyMavenFailure(output);
   if (failure.failureClass === 'network') {

@@ -7,6 +7,7 @@ import type { AuditContext, InstallResult } from '../types.js';
 import { configuredRegistry, downloadFailureClass, timeoutFailureClass } from '../registry.js';
 import { classifyNpmFailure, NPM_REGISTRY, npmFailingEndpoints, npmFailureSummary } from './failure.js';
 import { installedFromTree, parseNpmLs, type NpmInstallDetails } from './npm-tree.js';
+import { installTimeoutHint, installTimeoutText } from '../step-limit.js';
 
 const LOCKFILES = ['npm-shrinkwrap.json', 'package-lock.json'] as const;
 
@@ -49,7 +50,7 @@ async function installFailure(argv: readonly string[], res: ExecResult, timeoutM
     return new StepFailedError('install', 'other', `npm could not be started: ${res.spawnError}`, outputTail, 'Is npm on the PATH of the sandbox?');
   }
   if (res.timedOut) {
-    return new StepFailedError('install', await timeoutFailureClass(NPM_REGISTRY), `${commandLine(argv)} did not finish within ${Math.round(timeoutMs / 1000)} s`, outputTail);
+    return new StepFailedError('install', await timeoutFailureClass(NPM_REGISTRY), `${commandLine(argv)} ${installTimeoutText(timeoutMs)}`, outputTail, installTimeoutHint(timeoutMs));
   }
   const { code, text } = npmFailureSummary(output);
   const status = code && !/^\d+$/.test(code) ? code : `exit code ${code ?? res.exitCode ?? res.signal}`;
@@ -70,10 +71,10 @@ export async function install(ctx: AuditContext): Promise<InstallResult<NpmInsta
   ctx.progress(`running ${commandLine(argv.slice(0, 2))}`);
   const registry = configuredRegistry(NPM_REGISTRY);
   const env = { ...nativeBuildEnv(ctx), ...(registry ? { npm_config_registry: registry } : {}) };
-  const res = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, env, timeoutMs: ctx.timeoutMs, network: true });
-  if (res.exitCode !== 0 || res.timedOut) throw await installFailure(argv, res, ctx.timeoutMs);
+  const res = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, env, timeoutMs: ctx.installTimeoutMs, network: true });
+  if (res.exitCode !== 0 || res.timedOut) throw await installFailure(argv, res, ctx.installTimeoutMs);
 
-  const ls = await ctx.sandbox.exec({ argv: LS_COMMAND, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: false });
+  const ls = await ctx.sandbox.exec({ argv: LS_COMMAND, cwd: ctx.projectDir, timeoutMs: ctx.installTimeoutMs, network: false });
   let tree;
   try {
     tree = parseNpmLs(ls.stdout, ctx.projectDir);

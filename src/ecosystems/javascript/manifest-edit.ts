@@ -95,7 +95,7 @@ export const npmManifestEditor: ManifestEditor = {
     if (!lock) return [];
     ctx.progress('npm install --package-lock-only (refreshing the lockfile)');
     const argv = ['npm', 'install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'];
-    const r = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.timeoutMs, network: true });
+    const r = await ctx.sandbox.exec({ argv, cwd: ctx.projectDir, timeoutMs: ctx.installTimeoutMs, network: true });
     if (r.exitCode !== 0 || r.timedOut) throw new StepFailedError('install', 'other', `${argv.join(' ')} failed after the fix`, tail(`${r.stdout}\n${r.stderr}`));
     return [lock];
   },

@@ -4,8 +4,8 @@ import { tail } from '../../core/process.js';
 import type { Dependency } from '../../core/types.js';
 import { configuredRegistry, downloadFailureClass, timeoutFailureClass, type Registry } from '../registry.js';
 import type { AuditContext, InstallFailureClass } from '../types.js';
+import { installTimeoutHint, installTimeoutText } from '../step-limit.js';
 
-const INSTALL_TIMEOUT_MS = 15 * 60_000;
 
 /** Where the audit's private virtual environment lives, as seen inside the sandbox. */
 export function venvDir(ctx: AuditContext): string {
@@ -74,11 +74,11 @@ export async function pipInstall(ctx: AuditContext, args: string[]): Promise<str
     argv: pipArgv(ctx, ['install', '--no-input', ...args]),
     cwd: ctx.projectDir,
     ...(index ? { env: { PIP_INDEX_URL: index } } : {}),
-    timeoutMs: INSTALL_TIMEOUT_MS,
+    timeoutMs: ctx.installTimeoutMs,
     network: true,
   });
   const output = `${r.stdout}\n${r.stderr}`;
-  if (r.timedOut) throw new StepFailedError('install', await timeoutFailureClass(PIP_REGISTRY), 'pip install timed out', tail(output));
+  if (r.timedOut) throw new StepFailedError('install', await timeoutFailureClass(PIP_REGISTRY), `pip install ${installTimeoutText(ctx.installTimeoutMs)}`, tail(output), installTimeoutHint(ctx.installTimeoutMs));
   if (r.exitCode !== 0) {
     let failureClass = classifyPipFailure(output);
     if (failureClass === 'network') failureClass = await downloadFailureClass(PIP_REGISTRY, pipFailingEndpoints(output));

@@ -30,7 +30,7 @@ export async function fixtureContext(fixture: string, replacements: Record<strin
   await cp(path.join(FIXTURES, fixture), projectDir, { recursive: true });
   await mkdir(envDir, { recursive: true });
   await substitute(path.join(projectDir, 'CMakeLists.txt'), replacements);
-  return auditContext(new HostSandbox('cpp', work), { timeoutMs: 300_000, progress: () => {} });
+  return auditContext(new HostSandbox('cpp', work), { timeoutMs: 300_000, installTimeoutMs: 300_000, progress: () => {} });
 }
 
 async function substitute(file: string, replacements: Record<string, string>): Promise<void> {
