@@ -8,7 +8,7 @@ import type { EcosystemId } from '../core/types.js';
 import { withCacheView, type CacheLayers } from './cache-layers.js';
 import { prepareWritableDirs, programRun } from './environment.js';
 import { CA_BUNDLE, CACHE_INSIDE, JAVA_CA_STORE } from './paths.js';
-import { RESOLV_CONF_TEXT, withInstallNetwork } from './install-network.js';
+import { registryLoopbackPorts, RESOLV_CONF_TEXT, withInstallNetwork } from './install-network.js';
 import { sandboxUid } from './uid.js';
 import { DEFAULT_LIMITS, prlimitArgs, type ProgramRun, type SandboxLimits } from './limits.js';
 import { baselineOf, PRIVATE_TOP_LEVEL, systemPackagesOf, type Environment } from './rootfs.js';
@@ -159,7 +159,7 @@ export class BwrapSandbox implements Sandbox {
     return withCacheView(this.caches, req.network, (cacheDir) => {
       // Unprivileged bwrap cannot be started in a namespace made here: its installs share the host's network.
       if (!req.network || this.dropToUid === undefined) return this.run(req, cacheDir, []);
-      return withInstallNetwork((net) => this.run(req, cacheDir, ['nsenter', `--net=${net.nsPath}`, '--']));
+      return withInstallNetwork(registryLoopbackPorts(req.env), (net) => this.run(req, cacheDir, ['nsenter', `--net=${net.nsPath}`, '--']));
     });
   }
 

@@ -4,7 +4,7 @@ import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { withCacheView, type CacheLayers } from './cache-layers.js';
-import { SLIRP_DNS, withInstallNetwork } from './install-network.js';
+import { registryLoopbackPorts, SLIRP_DNS, withInstallNetwork } from './install-network.js';
 import { HOST_ENV, type ContainerEngine, type EngineSetup } from './engine.js';
 import { prepareWritableDirs, programRun } from './environment.js';
 import { CA_BUNDLE, CACHE_INSIDE, JAVA_CA_STORE } from './paths.js';
@@ -109,7 +109,7 @@ export class ContainerSandbox implements Sandbox {
     if (req.hostWrapper) throw new EnvproofError(`the ${this.backend} sandbox cannot run a host command around its programs`);
     await prepareWritableDirs(this.workDir, sandboxUid());
     // Podman as root joins the install network; docker cannot join a namespace by path and keeps its bridge.
-    if (req.network && this.backend === 'podman' && process.getuid?.() === 0) return withInstallNetwork((net) => this.run(req, net.nsPath));
+    if (req.network && this.backend === 'podman' && process.getuid?.() === 0) return withInstallNetwork(registryLoopbackPorts(req.env), (net) => this.run(req, net.nsPath));
     return this.run(req, undefined);
   }
 

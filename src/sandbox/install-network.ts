@@ -11,8 +11,14 @@ import { EnvproofError } from '../core/errors.js';
 import { runProcess } from '../core/process.js';
 import { commandExists } from './rootfs.js';
 
-/** slirp4netns's fixed addresses inside the namespace: its DNS forwarder (10.0.2.3) on its 10.0.2.0/24. */
+/**
+ * slirp4netns's fixed addresses inside the namespace, on its 10.0.2.0/24: the host's loopback as it reaches it
+ * (10.0.2.2, open only when some registry lives there), its DNS forwarder (10.0.2.3) and the namespace's own
+ * address (10.0.2.100).
+ */
+const SLIRP_HOST = '10.0.2.2';
 export const SLIRP_DNS = '10.0.2.3';
+const SLIRP_GUEST = '10.0.2.100';
 export const RESOLV_CONF_TEXT = `nameserver ${SLIRP_DNS}\n`;
 
 /** Destinations no install needs: special-purpose IPv4 ranges (RFC 6890) a host's own services live on. */
@@ -50,13 +56,53 @@ function networkOf(cidr: string): string {
   return `${octets.join('.')}/${n}`;
 }
 
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
 /**
- * The namespace's filter (iptables-restore input): loopback and slirp's DNS forwarder pass, every refused range
- * and host network is rejected at once (a refused connection, not a hang). Pure: the tests check it directly.
+ * The ports of this machine's loopback an install may reach: those of the registries envproof itself points
+ * installs at (a mirror configured with ENVPROOF_REGISTRY_*, repro's dated index in PIP_INDEX_URL), read from
+ * envproof's own environment and the step's. Everything else on the host stays out of reach.
  */
-export function filterRules(hostNets: readonly string[]): string {
+export function registryLoopbackPorts(stepEnv: Readonly<Record<string, string>> = {}, ownEnv: NodeJS.ProcessEnv = process.env): number[] {
+  const configured = Object.entries(ownEnv).filter(([k]) => k.startsWith('ENVPROOF_REGISTRY_')).map(([, v]) => v ?? '');
+  const ports = new Set<number>();
+  for (const value of [...configured, ...Object.values(stepEnv)]) {
+    for (const word of value.split(/[\s,|]+/)) {
+      if (!/^https?:\/\//.test(word)) continue;
+      const url = URL.canParse(word) ? new URL(word) : undefined;
+      if (url && LOOPBACK_HOSTS.has(url.hostname)) ports.add(Number(url.port || (url.protocol === 'https:' ? 443 : 80)));
+    }
+  }
+  return [...ports].sort((a, b) => a - b);
+}
+
+/**
+ * Connections to 127.0.0.1:<port> of a registry's port leave the namespace for the host's loopback (slirp's
+ * 10.0.2.2). Their source is rewritten too, since a 127.0.0.1 source may not leave a loopback device.
+ */
+function natRules(ports: readonly number[]): string[] {
+  if (ports.length === 0) return [];
+  return [
+    '*nat',
+    ':PREROUTING ACCEPT [0:0]',
+    ':INPUT ACCEPT [0:0]',
+    ':OUTPUT ACCEPT [0:0]',
+    ':POSTROUTING ACCEPT [0:0]',
+    ...ports.map((p) => `-A OUTPUT -d 127.0.0.1/32 -p tcp --dport ${p} -j DNAT --to-destination ${SLIRP_HOST}:${p}`),
+    ...ports.map((p) => `-A POSTROUTING -d ${SLIRP_HOST}/32 -p tcp --dport ${p} -j SNAT --to-source ${SLIRP_GUEST}`),
+    'COMMIT',
+  ];
+}
+
+/**
+ * The namespace's rules (iptables-restore input): loopback, slirp's DNS forwarder and the registries' loopback
+ * ports (`registryPorts`) pass, every refused range and host network is rejected at once (a refused connection,
+ * not a hang). Pure: the tests check it directly.
+ */
+export function filterRules(hostNets: readonly string[], registryPorts: readonly number[] = []): string {
   const refused = [...new Set([...REFUSED_RANGES, ...hostNets])];
   return [
+    ...natRules(registryPorts),
     '*filter',
     ':INPUT ACCEPT [0:0]',
     ':FORWARD DROP [0:0]',
@@ -64,6 +110,7 @@ export function filterRules(hostNets: readonly string[]): string {
     '-A OUTPUT -o lo -j ACCEPT',
     `-A OUTPUT -d ${SLIRP_DNS}/32 -p udp --dport 53 -j ACCEPT`,
     `-A OUTPUT -d ${SLIRP_DNS}/32 -p tcp --dport 53 -j ACCEPT`,
+    ...registryPorts.map((p) => `-A OUTPUT -d ${SLIRP_HOST}/32 -p tcp --dport ${p} -j ACCEPT`),
     ...refused.map((r) => `-A OUTPUT -d ${r} -j REJECT`),
     'COMMIT',
     '',
@@ -99,8 +146,10 @@ function firstLine(child: ChildProcess, stream: NodeJS.ReadableStream | null, wh
 /**
  * Makes the namespace: a holder process in a new network namespace (it lives until `close` or until envproof
  * ends, since it waits for its stdin to close), slirp4netns attached to it, the filter loaded. As root only.
+ * `registryPorts`: the host loopback ports of registries the step may reach (`registryLoopbackPorts`); with none,
+ * slirp4netns does not forward to the host's loopback at all.
  */
-export async function openInstallNetwork(): Promise<InstallNetwork> {
+export async function openInstallNetwork(registryPorts: readonly number[] = []): Promise<InstallNetwork> {
   const missing = missingInstallNetworkTools();
   if (missing.length > 0) {
     throw new EnvproofError(
@@ -125,12 +174,17 @@ export async function openInstallNetwork(): Promise<InstallNetwork> {
     // fd 3: slirp4netns writes "1" once the namespace is configured; fd 4: it exits when envproof closes it (or dies).
     const slirp = spawn(
       'slirp4netns',
-      ['--configure', '--mtu=65520', '--disable-host-loopback', '--enable-sandbox', '--ready-fd=3', '--exit-fd=4', String(holder.pid), 'tap0'],
+      ['--configure', '--mtu=65520', ...(registryPorts.length ? [] : ['--disable-host-loopback']), '--enable-sandbox', '--ready-fd=3', '--exit-fd=4', String(holder.pid), 'tap0'],
       { env, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
     );
     helpers.push(slirp);
     await firstLine(slirp, slirp.stdio[3] as NodeJS.ReadableStream, 'slirp4netns');
-    const r = await runProcess(['nsenter', `--net=${nsPath}`, '--', 'iptables-restore'], { env, timeoutMs: 30_000, stdin: filterRules(hostNetworks()) });
+    if (registryPorts.length > 0) {
+      // Per namespace: lets the rewritten 127.0.0.1 connections be routed out of the namespace's loopback.
+      const l = await runProcess(['nsenter', `--net=${nsPath}`, '--', 'sh', '-c', 'echo 1 > /proc/sys/net/ipv4/conf/all/route_localnet'], { env, timeoutMs: 30_000 });
+      if (l.exitCode !== 0) throw new EnvproofError(`cannot route the registries' loopback ports in the install network: ${l.stderr.trim() || `exit ${l.exitCode}`}`);
+    }
+    const r = await runProcess(['nsenter', `--net=${nsPath}`, '--', 'iptables-restore'], { env, timeoutMs: 30_000, stdin: filterRules(hostNetworks(), registryPorts) });
     if (r.exitCode !== 0) throw new EnvproofError(`cannot load the install network's filter: ${r.stderr.trim() || r.spawnError || `exit ${r.exitCode}`}`);
     for (const h of helpers) h.removeAllListeners('exit');
     return { nsPath, close };
@@ -141,8 +195,8 @@ export async function openInstallNetwork(): Promise<InstallNetwork> {
 }
 
 /** Runs `fn` with a fresh install network, ended afterwards whatever happens. */
-export async function withInstallNetwork<T>(fn: (net: InstallNetwork) => Promise<T>): Promise<T> {
-  const net = await openInstallNetwork();
+export async function withInstallNetwork<T>(registryPorts: readonly number[], fn: (net: InstallNetwork) => Promise<T>): Promise<T> {
+  const net = await openInstallNetwork(registryPorts);
   try {
     return await fn(net);
   } finally {
