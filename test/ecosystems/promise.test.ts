@@ -2,6 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ecosystemIds } from '../../src/ecosystems/index.js';
+import { backendTasks, renderBackendPrompt } from '../../src/tasks/backend.js';
+import { renderPrompt } from '../../src/tasks/prompt.js';
+import { resolveSuite } from '../../src/tasks/resolve.js';
 import { brokenPromises, measurePromise, promisedTools, toolsLabel, toolVersions, versionAtLeast, type ToolRunner } from '../../src/ecosystems/promise.js';
 
 describe("the prompts' promise about the clean machine", () => {
@@ -54,5 +57,25 @@ describe("the prompts' promise about the clean machine", () => {
     const r = await measurePromise('python', missing);
     assert.deepEqual(brokenPromises(r), ['python3 did not run or printed no version', 'pip did not run or printed no version']);
     assert.deepEqual(toolVersions(r), {});
+  });
+
+  it('the bundled prompts name the system the environments are (Debian 12), and each runtime as promised', () => {
+    const task = resolveSuite('bundled').tasks[0]!;
+    for (const l of ecosystemIds()) {
+      const text = renderPrompt(task, l, 'explicit');
+      assert.match(text, /on a clean Debian 12 machine where only /, l);
+      assert.doesNotMatch(text, /Ubuntu/, l);
+    }
+    assert.match(renderPrompt(task, 'javascript', 'explicit'), /where only Node\.js 20 \(LTS\) is installed/);
+  });
+
+  it('the backend prompts promise the Node.js the JavaScript environment runs (20), and Python 3.11', () => {
+    const tasks = backendTasks();
+    const js = tasks.find((t) => t.backend.language === 'javascript')!;
+    const py = tasks.find((t) => t.backend.language === 'python')!;
+    assert.match(renderBackendPrompt(js, 'openapi: 3.0.0\n'), /complete Node\.js 20 server/);
+    assert.match(renderBackendPrompt(js, 'openapi: 3.0.0\n'), /A clean machine with only Node\.js 20 installs package\.json/);
+    assert.doesNotMatch(renderBackendPrompt(js, 'openapi: 3.0.0\n'), /Node\.js 18/);
+    assert.match(renderBackendPrompt(py, 'openapi: 3.0.0\n'), /complete Python 3\.11 server/);
   });
 });
