@@ -4,6 +4,8 @@ import { describe, it } from 'node:test';
 import { ecosystemIds } from '../../src/ecosystems/index.js';
 import { backendTasks, renderBackendPrompt } from '../../src/tasks/backend.js';
 import { renderPrompt } from '../../src/tasks/prompt.js';
+import type { AuditReport } from '../../src/audit/report.js';
+import { sandboxLabel } from '../../src/protocol/execute.js';
 import { resolveSuite } from '../../src/tasks/resolve.js';
 import { brokenPromises, measurePromise, promisedTools, toolsLabel, toolVersions, versionAtLeast, type ToolRunner } from '../../src/ecosystems/promise.js';
 
@@ -77,5 +79,11 @@ describe("the prompts' promise about the clean machine", () => {
     assert.match(renderBackendPrompt(js, 'openapi: 3.0.0\n'), /A clean machine with only Node\.js 20 installs package\.json/);
     assert.doesNotMatch(renderBackendPrompt(js, 'openapi: 3.0.0\n'), /Node\.js 18/);
     assert.match(renderBackendPrompt(py, 'openapi: 3.0.0\n'), /complete Python 3\.11 server/);
+  });
+
+  it("a stored attempt's sandbox names the tools that ran when the audit reported them", () => {
+    const report = { sandbox: { backend: 'bwrap', requested: 'auto', tools: { node: '20.20.2', npm: '10.8.2' } } } as unknown as AuditReport;
+    assert.equal(sandboxLabel('bwrap', report), 'bwrap (node 20.20.2, npm 10.8.2)');
+    assert.equal(sandboxLabel('auto', undefined), 'auto', 'no report (the attempt never reached the sandbox): the backend only');
   });
 });
