@@ -352,5 +352,6 @@ function describeSandbox(sandbox: Sandbox, requested: BackendChoice): AuditRepor
     ...(sandbox.baseline
       ? { baseline: { debian: sandbox.baseline.debian.length, packages: Object.fromEntries(Object.entries(sandbox.baseline.packages).map(([k, v]) => [k, v.length])) } }
       : {}),
+    ...(sandbox.baseline?.tools ? { tools: sandbox.baseline.tools } : {}),
   };
 }

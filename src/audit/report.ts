@@ -158,7 +158,14 @@ export interface AuditReport {
    * package manager's). D2 is measured inside a private environment created from it, so they are never in D2.
    */
   /** `requested`: the user's --sandbox choice (`auto` included), `backend` the one that ran. */
-  sandbox: { backend: SandboxBackend; requested: BackendChoice; warning?: string; baseline?: { debian: number; packages: Record<string, number> } };
+  /** `tools`: the versions of the tools the task prompts promise, as the environment's build recorded them (node 20.20.2). */
+  sandbox: {
+    backend: SandboxBackend;
+    requested: BackendChoice;
+    warning?: string;
+    baseline?: { debian: number; packages: Record<string, number> };
+    tools?: Record<string, string>;
+  };
   /** `traced` is null when the program never started (`run.started` false): D3 is unknown, not empty. */
   layers: { declared: LayerEntry[]; installed: LayerEntry[]; traced: LayerEntry[] | null };
   layerCounts: { declared: LayerCount; installed: LayerCount; traced: LayerCount | null };

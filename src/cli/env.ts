@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { EcosystemId } from '../core/types.js';
 import { ecosystemIds } from '../ecosystems/index.js';
+import { toolsLabel } from '../ecosystems/promise.js';
 import { doctorChecks } from '../sandbox/doctor.js';
 import { printChecks } from './doctor.js';
 import { prepareEnvironment } from '../sandbox/index.js';
@@ -15,6 +16,12 @@ function languagesOf(arg: string): EcosystemId[] {
   const lang = ecosystemIds().find((l) => l === arg);
   if (!lang) throw new UsageError(`unknown language "${arg}"`, `use one of: ${ecosystemIds().join(', ')}, all`);
   return [lang];
+}
+
+/** The promised tools' versions as the build recorded them, or why there are none. */
+function toolsLine(tools: Record<string, string> | null): string {
+  if (!tools) return 'not recorded (built before envproof recorded them; `envproof env build <language> --force` records them)';
+  return toolsLabel(tools);
 }
 
 const mib = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MiB`;
@@ -52,7 +59,7 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
 
   env
     .command('list')
-    .description('Show each environment with its size, build date and packages')
+    .description('Show each environment with its size, build date, packages and the versions of its promised tools (node, javac, g++, …)')
     .option('--json', 'print as JSON, with the complete package lists')
     .action(async (o: { json?: boolean }) => {
       // Each language's clean environment, then the derived ones (--system-packages) found on disk.
@@ -76,6 +83,7 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
           builtAt: marker?.builtAt ?? null,
           buildSeconds: marker?.buildSeconds ?? null,
           requested: marker?.requested ?? [],
+          tools: marker?.tools ?? null,
           debian: marker?.debian ?? {},
           packages: marker?.packages ?? {},
         });
@@ -90,7 +98,8 @@ export function registerEnv(program: Command, setExitCode: SetExitCode): void {
         const counts = [`${Object.keys(r.debian).length} Debian packages`, ...managers].join(', ');
         const built = r.builtAt ? `built ${r.builtAt}` : '';
         process.stdout.write(`${r.name.padEnd(width)} ${r.status.padEnd(10)} ${mib(r.sizeBytes).padStart(9)}  ${built}  ${r.status === 'missing' ? '' : counts}\n`);
-        if (r.requested.length > 0) process.stdout.write(`${''.padEnd(width)} toolchain: ${r.requested.join(' ')}\n`);
+        if (r.requested.length > 0) process.stdout.write(`${''.padEnd(width)} recipe: ${r.requested.join(' ')}\n`);
+        if (r.status !== 'missing') process.stdout.write(`${''.padEnd(width)} tools: ${toolsLine(r.tools)}\n`);
         if (r.systemPackages.length > 0) process.stdout.write(`${''.padEnd(width)} --system-packages ${r.systemPackages.join(',')}\n`);
       }
       if (rows.some((r) => r.status !== 'ready')) process.stdout.write('build the others with `envproof env build <language>` (with the same --system-packages for a derived one)\n');

@@ -38,6 +38,15 @@ export interface DoctorCheck {
   fix: string;
 }
 
+/**
+ * A tool the task prompts promise the clean machine has: a doctor check of the ecosystem (by name), whose version
+ * must be `atLeast` this one when given (dotted numbers). src/ecosystems/promise.ts checks an environment against it.
+ */
+export interface PromisedTool {
+  check: string;
+  atLeast?: string;
+}
+
 /** A message of the ecosystem's tools and the protocol's error class it means. */
 export interface FailurePattern {
   pattern: RegExp;
@@ -55,8 +64,11 @@ export interface EcosystemFacts {
   projectKind: string;
   /** Manifest file names that identify a project of this ecosystem, in order of preference. */
   manifestFiles: readonly string[];
-  /** What task prompts say: the manifest to deliver, the runtime of the clean machine, the paper's prompt folder. */
-  prompt: { manifest: string; runtime: string; envgapFolder?: string };
+  /**
+   * What task prompts say: the manifest to deliver, the runtime of the clean machine, the paper's prompt folder;
+   * `promise` is that runtime as data, the tools the environment must have (and at which versions).
+   */
+  prompt: { manifest: string; runtime: string; envgapFolder?: string; promise: readonly PromisedTool[] };
   /**
    * The clean environment: Debian packages on top of a minimal base, the baseline queries of its managers, and
    * what is provisioned beyond the packages.

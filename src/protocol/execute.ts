@@ -3,6 +3,7 @@ import type { AuditReport } from '../audit/report.js';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError } from '../core/errors.js';
 import { tail } from '../core/process.js';
 import type { DeclaredResult, EcosystemId } from '../core/types.js';
+import { toolsLabel } from '../ecosystems/promise.js';
 import type { BackendChoice, EnvironmentChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
 import type { Evaluation } from '../verify/evaluate.js';
@@ -40,6 +41,14 @@ export type ExecuteOutcome = (
   /** Backend tasks: the behavioural evaluation the outcome was decided by. */
   evaluation?: Evaluation;
 };
+
+/**
+ * What an attempt's store row says of where it ran: the backend, and when the audit got as far as reporting them, the
+ * versions of the environment's promised tools ("bwrap (node 20.20.2, npm 10.8.2)"), so a store says which Node ran.
+ */
+export function sandboxLabel(backend: BackendChoice, report: AuditReport | undefined): string {
+  return report?.sandbox.tools ? `${backend} (${toolsLabel(report.sandbox.tools)})` : backend;
+}
 
 const TAIL_LINES = 60;
 

@@ -13,7 +13,7 @@ import type { ResultsStore } from '../store/store.js';
 import type { AttemptRecord, RunKey, RunStatus, StoredRun } from '../store/types.js';
 import type { PromptVariant, Task, TaskSuite } from '../tasks/types.js';
 import { PAPER_ERROR_TYPE, type ErrorClass } from './classify.js';
-import { executeAttempt, type AttemptFailure, type ExecuteOptions, type ExecuteOutcome } from './execute.js';
+import { executeAttempt, sandboxLabel, type AttemptFailure, type ExecuteOptions, type ExecuteOutcome } from './execute.js';
 import { backendRepairPrompt, repairPrompt } from './prompts.js';
 import { retryingInfrastructure, type RetryOptions } from './retry.js';
 import { boundedTranscript } from './transcript.js';
@@ -376,7 +376,7 @@ export async function runProtocol(plan: RunPlan, store: ResultsStore, opts: Prot
         tokensOut: usage?.outputTokens ?? null,
         costUsd: usage?.costUsd ?? null,
         phasesMs: phases,
-        sandbox: outcome?.sandbox ?? opts.sandbox,
+        sandbox: sandboxLabel(outcome?.sandbox ?? opts.sandbox, report),
         ...transcriptFields(prompt, turn),
         programOutput: report?.run.started ? boundedTranscript(report.run.outputTail) : null,
       });

@@ -1,5 +1,6 @@
 import { shellCommandLine } from '../core/shell.js';
 import type { AuditReport, LayerCount, LayerEntry } from '../audit/report.js';
+import { toolsLabel } from '../ecosystems/promise.js';
 
 export function formatRate(x: number | null, digits = 2): string {
   return x === null ? 'n/a' : x.toFixed(digits);
@@ -109,7 +110,8 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
   const out: string[] = [];
   out.push(`envproof audit: ${r.project}`);
   const chosen = r.sandbox.requested === r.sandbox.backend ? '' : ` (--sandbox ${r.sandbox.requested})`;
-  out.push(`ecosystem ${r.ecosystem}, manifest ${r.manifest}, sandbox ${r.sandbox.backend}${chosen}`);
+  const tools = r.sandbox.tools ? ` (${toolsLabel(r.sandbox.tools)})` : '';
+  out.push(`ecosystem ${r.ecosystem}, manifest ${r.manifest}, sandbox ${r.sandbox.backend}${chosen}${tools}`);
   if (r.sandbox.warning) out.push(`warning: ${r.sandbox.warning}`);
   out.push('');
   out.push(...layerTable(r));

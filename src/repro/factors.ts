@@ -107,7 +107,7 @@ function orderSetting(mode: 'varied' | 'pinned', seed: number, ctx: FactorContex
       shape.runnerArgs.push('-Dsurefire.runOrder=random', `-Dsurefire.runOrder.random.seed=${seed}`);
       return setting('test-order', mode, `shuffled, seed ${seed} (surefire runOrder=random)`);
     case 'node-test':
-      return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'node --test has no shuffle in Node 18 and 20');
+      return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, "node --test has no shuffle option in Node 20, the environment's Node");
     case 'ctest':
       return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'ctest --schedule-random takes no seed, so a shuffled run could not be repeated');
     case undefined:

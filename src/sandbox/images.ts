@@ -10,12 +10,12 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheRoot } from '../core/cache.js';
-import { EnvproofError } from '../core/errors.js';
+import { EnvproofError, UsageError } from '../core/errors.js';
 import { runProcess, tail } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
 import { HOST_ENV, type ContainerEngine } from './engine.js';
 import { withDirLock } from './lock.js';
-import { debianPackages } from './recipes.js';
+import { debianPackages, recipeProvision } from './recipes.js';
 import { ensureEnvironment, MARKER_FILE, PRIVATE_TOP_LEVEL, type EnvMarker, type Progress } from './rootfs.js';
 
 export const IMAGE_BASES = ['debian', 'ubuntu'] as const;
@@ -106,6 +106,15 @@ export async function ensureImage(
  * under the cache so that envproof can read it from the host.
  */
 async function ensureUbuntuImage(engine: ContainerEngine, language: EcosystemId, systemPackages: readonly string[], progress: Progress): Promise<ContainerImage> {
+  // The provisioned toolchain (Node.js 20, Go) is unpacked into envproof's own root filesystem; a Dockerfile on
+  // ubuntu:22.04 would get Ubuntu's packages only, which break the prompt's promise (Node 12, no Go).
+  const provision = recipeProvision(language);
+  if (provision) {
+    throw new UsageError(
+      `--image-base ubuntu cannot give the ${language} environment what its prompt promises: ${provision.id} is installed into envproof's Debian root filesystem only`,
+      'use --image-base debian (the default; docs/environments.md)',
+    );
+  }
   const recipe = dockerfile(language, systemPackages);
   const tag = imageTag(language, 'ubuntu', recipe);
   await once(engine, tag, progress, async () => {

@@ -6,6 +6,7 @@ import { cacheRoot } from '../core/cache.js';
 import { EnvproofError, UsageError } from '../core/errors.js';
 import { describeFailure, runProcess, tail, type ProcessResult } from '../core/process.js';
 import type { EcosystemId } from '../core/types.js';
+import { brokenPromises, measurePromise, toolsLabel, toolVersions } from '../ecosystems/promise.js';
 import { withDirLock } from './lock.js';
 import { hostDebianMirror } from './mirror.js';
 import { baselineQueries, debianPackages, DEBIAN_SUITE, DPKG_QUERY_ARGV, parseDpkgQuery, recipeOf, recipeProvision } from './recipes.js';
@@ -39,6 +40,11 @@ export interface EnvMarker {
   debian: Record<string, string>;
   /** Package manager (pip, npm, pkg-config) → name → version, as that manager lists them. */
   packages: Record<string, Record<string, string>>;
+  /**
+   * The tools the task prompts promise (node, javac, g++, …) → the version the environment runs, as they reported
+   * it when it was built (src/ecosystems/promise.ts); absent in environments built before envproof recorded them.
+   */
+  tools?: Record<string, string>;
 }
 
 export interface Environment {
@@ -112,6 +118,7 @@ export function baselineOf(marker: EnvMarker): SandboxBaseline {
   return {
     debian: Object.keys(marker.debian).sort(),
     packages: Object.fromEntries(Object.entries(marker.packages).map(([m, pkgs]) => [m, Object.keys(pkgs).sort()])),
+    ...(marker.tools ? { tools: marker.tools } : {}),
   };
 }
 
@@ -208,6 +215,8 @@ async function buildEnvironment(
   // Mount points for the host's DNS configuration, bound read-only at run time.
   for (const f of ['etc/resolv.conf', 'etc/hosts']) await writeFile(path.join(buildDir, f), '', { flag: 'a' });
 
+  const tools = await keptPromise(language, buildDir);
+  progress(`${name}: ${toolsLabel(tools)}`);
   progress(`${name}: recording the baseline (Debian packages and the package manager's own list)`);
   const debian = parseDpkgQuery(await step('dpkg-query', inRootfs(buildDir, DPKG_QUERY_ARGV), 60_000));
   const managed: Record<string, Record<string, string>> = {};
@@ -225,6 +234,7 @@ async function buildEnvironment(
     buildSeconds: Math.round((performance.now() - started) / 100) / 10,
     debian,
     packages: managed,
+    tools,
   };
   await step('sync', ['sync', '--file-system', buildDir], 10 * 60_000);
   await writeFile(path.join(buildDir, MARKER_FILE), `${JSON.stringify(marker, null, 1)}\n`);
@@ -236,6 +246,19 @@ async function buildEnvironment(
   await removeTree(oldDir);
   progress(`${name}: environment ready in ${marker.buildSeconds} s (${Object.keys(debian).length} Debian packages)`);
   return { language, dir: finalDir, marker };
+}
+
+/** The promised tools' versions in the tree under construction; an environment that breaks the prompts' promise is refused. */
+async function keptPromise(language: EcosystemId, buildDir: string): Promise<Record<string, string>> {
+  const results = await measurePromise(language, (argv) => runProcess(inRootfs(buildDir, argv), { env: hostPath(), timeoutMs: 120_000 }));
+  const broken = brokenPromises(results);
+  if (broken.length > 0) {
+    throw new EnvproofError(
+      `the ${language} environment does not have what the task prompts promise: ${broken.join('; ')}`,
+      `the recipe (src/ecosystems/${language}/facts.ts) and the prompt's promise must agree; see docs/environments.md`,
+    );
+  }
+  return toolVersions(results);
 }
 
 /**

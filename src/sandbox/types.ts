@@ -8,6 +8,8 @@ export interface SandboxBaseline {
   debian: string[];
   /** Per package manager (pip, npm, maven, pkg-config), the names it reports as already present. */
   packages: Record<string, string[]>;
+  /** The prompt's promised tools → the version the environment runs (node 20.20.2), when its build recorded them. */
+  tools?: Record<string, string>;
 }
 
 export interface SystemPackage {

@@ -33,7 +33,7 @@ export const FRAMEWORKS: readonly Framework[] = [
 
 /** The port each runtime's prompt names. */
 export const BACKEND_PORTS: Record<BackendLanguage, number> = { python: 8080, javascript: 3000 };
-const RUNTIME: Record<BackendLanguage, string> = { python: 'Python 3.11', javascript: 'Node.js 18' };
+const RUNTIME: Record<BackendLanguage, string> = { python: 'Python 3.11', javascript: 'Node.js 20' };
 const MANIFEST: Record<BackendLanguage, string> = { python: 'requirements.txt', javascript: 'package.json' };
 const ORM: Record<BackendLanguage, 'sqlalchemy' | 'sequelize'> = { python: 'sqlalchemy', javascript: 'sequelize' };
 const ORM_NAME = { sqlalchemy: 'SQLAlchemy', sequelize: 'Sequelize' } as const;

@@ -33,12 +33,12 @@ const MARKER_VARIABLE = 'ENVPROOF_SERVE_RUN';
 /**
  * Debian packages added to the language's clean environment for servers: Debian's PostgreSQL server (started
  * per run when the task asks for it), and what native extensions of common server packages compile with
- * (sqlite3 and bcrypt for Node through node-gyp; psycopg2 from source for Python). One derived environment per
- * language, built once and cached.
+ * (sqlite3 and bcrypt for Node through node-gyp, against the headers of the environment's own Node 20, which
+ * come with it; psycopg2 from source for Python). One derived environment per language, built once and cached.
  */
 export const BACKEND_SYSTEM_PACKAGES: Record<'python' | 'javascript', readonly string[]> = {
   python: ['gcc', 'libc6-dev', 'libpq-dev', 'postgresql', 'python3-dev'],
-  javascript: ['g++', 'libnode-dev', 'make', 'postgresql', 'python3'],
+  javascript: ['g++', 'make', 'postgresql', 'python3'],
 };
 const SERVER_LOG_BYTES = 64 * 1024;
 

@@ -57,7 +57,12 @@ for (const module of ecosystems()) {
       assert.ok(module.manifestFiles.length > 0);
       assert.ok(module.manifestFiles.includes(module.prompt.manifest), 'the prompt names one of its manifests');
       assert.ok(module.prompt.runtime.trim() !== '');
-      assert.ok(module.recipe.debianPackages.length > 0);
+      assert.ok(module.recipe.debianPackages.length > 0 || module.recipe.provision, 'the environment gets a toolchain: Debian packages or a provision');
+      assert.ok(module.prompt.promise.length > 0, "the prompt's runtime as data");
+      for (const t of module.prompt.promise) {
+        assert.ok(module.doctor.some((c) => c.name === t.check), `the promise's ${t.check} is one of the doctor checks`);
+        if (t.atLeast) assert.match(t.atLeast, /^\d+(\.\d+)*$/);
+      }
       for (const p of module.recipe.debianPackages) assert.match(p, /^[a-z0-9][a-z0-9+.-]+$/, `Debian package name ${p}`);
       for (const q of module.recipe.baseline) assert.ok(q.manager !== '' && q.argv.length > 0);
       for (const c of module.doctor) {

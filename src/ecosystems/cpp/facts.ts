@@ -22,7 +22,7 @@ export const cppFacts: EcosystemFacts = {
   displayName: 'C++',
   projectKind: 'C++ (CMake)',
   manifestFiles: ['CMakeLists.txt'],
-  prompt: { manifest: 'CMakeLists.txt', runtime: 'G++ 12 and CMake 3.22 or newer', envgapFolder: 'cpp_prompts' },
+  prompt: { manifest: 'CMakeLists.txt', runtime: 'G++ 12 and CMake 3.22 or newer', envgapFolder: 'cpp_prompts', promise: [{ check: 'g++', atLeast: '12' }, { check: 'cmake', atLeast: '3.22' }] },
   recipe: {
     debianPackages: ['g++', 'cmake', 'make', 'git', 'zlib1g-dev', 'pkg-config'],
     baseline: [{ manager: 'pkg-config', argv: ['pkg-config', '--list-all'], parse: parsePkgConfigList }],

@@ -10,7 +10,7 @@ export const goFacts: EcosystemFacts = {
   displayName: 'Go',
   projectKind: 'Go (modules)',
   manifestFiles: [GO_MANIFEST],
-  prompt: { manifest: GO_MANIFEST, runtime: RUNTIME },
+  prompt: { manifest: GO_MANIFEST, runtime: RUNTIME, promise: [{ check: 'go', atLeast: GO_TOOLCHAIN.language }] },
   recipe: {
     // gcc and the C library headers for cgo; the toolchain itself comes from the module proxy (toolchain.ts).
     debianPackages: ['gcc', 'libc6-dev'],

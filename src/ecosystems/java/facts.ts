@@ -7,7 +7,7 @@ export const javaFacts: EcosystemFacts = {
   displayName: 'Java',
   projectKind: 'Java (Maven)',
   manifestFiles: ['pom.xml'],
-  prompt: { manifest: 'pom.xml', runtime: 'JDK 17 or newer and Maven', envgapFolder: 'java_prompts' },
+  prompt: { manifest: 'pom.xml', runtime: 'JDK 17 or newer and Maven', envgapFolder: 'java_prompts', promise: [{ check: 'javac', atLeast: '17' }, { check: 'java', atLeast: '17' }, { check: 'mvn' }] },
   recipe: {
     debianPackages: ['openjdk-17-jdk-headless', 'maven'],
     // A fresh environment's Maven local repository is empty: there is nothing for Maven to list.
@@ -20,6 +20,7 @@ export const javaFacts: EcosystemFacts = {
   },
   doctor: [
     { name: 'java', argv: ['java', '-version'], version: /version "([^"]+)"/, fix: `${APT_INSTALL} openjdk-17-jdk-headless` },
+    { name: 'javac', argv: ['javac', '-version'], version: /javac (\S+)/, fix: `${APT_INSTALL} openjdk-17-jdk-headless` },
     { name: 'mvn', argv: ['mvn', '--version'], version: /Apache Maven (\S+)/, fix: `${APT_INSTALL} maven` },
   ],
   skipDirs: ['target'],

@@ -1,21 +1,26 @@
 import path from 'node:path';
-import { APT_INSTALL, paperName, type EcosystemFacts } from '../facts.js';
+import { paperName, type EcosystemFacts } from '../facts.js';
 import { javascriptCachePublisher } from './cache.js';
+import { installNodeRuntime, NODE_RUNTIME, NODE_RUNTIME_ID } from './node-runtime.js';
 
 function parseNpmGlobal(stdout: string): Record<string, string> {
   const tree = JSON.parse(stdout || '{}') as { dependencies?: Record<string, { version?: string }> };
   return Object.fromEntries(Object.entries(tree.dependencies ?? {}).map(([n, d]) => [n, d.version ?? '']));
 }
 
+const NODE_FIX = `put Node.js 20 with npm on the PATH, ${NODE_RUNTIME.node.version} as in the JavaScript environment (Debian bookworm's nodejs is 18)`;
+
 export const javascriptFacts: EcosystemFacts = {
   id: 'javascript',
   displayName: 'JavaScript',
   projectKind: 'JavaScript (npm)',
   manifestFiles: ['package.json'],
-  prompt: { manifest: 'package.json', runtime: 'Node.js 20 (LTS)', envgapFolder: 'javascript_prompts' },
+  prompt: { manifest: 'package.json', runtime: 'Node.js 20 (LTS)', envgapFolder: 'javascript_prompts', promise: [{ check: 'node', atLeast: '20' }, { check: 'npm' }] },
   recipe: {
-    debianPackages: ['nodejs', 'npm'],
+    // Node.js and npm come from the npm registry (node-runtime.ts): Debian bookworm's nodejs is 18.
+    debianPackages: [],
     baseline: [{ manager: 'npm', argv: ['npm', 'ls', '--global', '--depth=0', '--json'], parse: parseNpmGlobal }],
+    provision: { id: NODE_RUNTIME_ID, install: installNodeRuntime },
   },
   caches: {
     dirs: ['npm'],
@@ -28,8 +33,8 @@ export const javascriptFacts: EcosystemFacts = {
     publishers: [javascriptCachePublisher],
   },
   doctor: [
-    { name: 'node', argv: ['node', '--version'], version: /v(\S+)/, fix: `${APT_INSTALL} nodejs` },
-    { name: 'npm', argv: ['npm', '--version'], version: /(\d\S*)/, fix: `${APT_INSTALL} npm` },
+    { name: 'node', argv: ['node', '--version'], version: /v(\S+)/, fix: NODE_FIX },
+    { name: 'npm', argv: ['npm', '--version'], version: /(\d\S*)/, fix: NODE_FIX },
   ],
   skipDirs: ['node_modules'],
   readmeSetupCommand: /^(?:npm (install|ci|i)\b|yarn( install)?$)/,

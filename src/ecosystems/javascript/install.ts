@@ -8,6 +8,7 @@ import { configuredRegistry, downloadFailureClass, timeoutFailureClass } from '.
 import { classifyNpmFailure, NPM_REGISTRY, npmFailingEndpoints, npmFailureSummary } from './failure.js';
 import { installedFromTree, parseNpmLs, type NpmInstallDetails } from './npm-tree.js';
 import { installTimeoutHint, installTimeoutText } from '../step-limit.js';
+import { NODE_RUNTIME } from './node-runtime.js';
 
 const LOCKFILES = ['npm-shrinkwrap.json', 'package-lock.json'] as const;
 
@@ -25,11 +26,16 @@ export function installCommand(hostDir: string): string[] {
 
 /**
  * node-gyp downloads node's headers from nodejs.org, which the sandboxes' network does not reach; when the
- * environment has them installed (/usr/include/node), native addons are built against those instead. Native
- * builds use every core (node-gyp's JOBS): an addon such as sqlite3 compiles for minutes otherwise.
+ * environment has them installed, native addons are built against those instead: the provisioned Node's in
+ * /usr/local first (node-runtime.ts), so that an addon is compiled for the Node that loads it, else a system
+ * Node's (/usr/include/node, e.g. the host's). Native builds use every core (node-gyp's JOBS): an addon such as
+ * sqlite3 compiles for minutes otherwise.
  */
+const NODE_DIRS = [NODE_RUNTIME.prefix, '/usr'];
+
 function nativeBuildEnv(ctx: AuditContext): Record<string, string> {
-  return { JOBS: 'max', ...(existsSync(path.join(ctx.sandbox.rootOnHost, 'usr/include/node/node.h')) ? { npm_config_nodedir: '/usr' } : {}) };
+  const nodedir = NODE_DIRS.find((d) => existsSync(path.join(ctx.sandbox.rootOnHost, d, 'include/node/node.h')));
+  return { JOBS: 'max', ...(nodedir ? { npm_config_nodedir: nodedir } : {}) };
 }
 
 /** The dependencies npm 11 warns ran install scripts that the project's `allowScripts` does not cover. */

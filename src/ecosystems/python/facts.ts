@@ -12,7 +12,7 @@ export const pythonFacts: EcosystemFacts = {
   displayName: 'Python',
   projectKind: 'Python',
   manifestFiles: ['requirements.txt', 'pyproject.toml'],
-  prompt: { manifest: 'requirements.txt', runtime: 'Python 3.10 or newer', envgapFolder: 'python_prompts' },
+  prompt: { manifest: 'requirements.txt', runtime: 'Python 3.10 or newer', envgapFolder: 'python_prompts', promise: [{ check: 'python3', atLeast: '3.10' }, { check: 'pip' }] },
   recipe: {
     debianPackages: ['python3', 'python3-pip', 'python3-venv'],
     baseline: [{ manager: 'pip', argv: ['python3', '-m', 'pip', 'list', '--format=json'], parse: parsePipJson }],
