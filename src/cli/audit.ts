@@ -12,7 +12,8 @@ import { renderSarif } from '../report/sarif.js';
 import { renderCycloneDx } from '../report/sbom-cyclonedx.js';
 import { addSharedOptions, CONFIG_HELP, DEFAULT_FAIL_ON, FAIL_ON_KINDS, parseFailOn, resolveSettings, type SharedOptions } from './audit-settings.js';
 import { formatOption } from './format-option.js';
-import { readSavedReport } from './saved-report.js';
+import { readSavedAudit } from './saved-report.js';
+import { renderFailedAuditMarkdown, renderFailedAuditText, type FailedAuditReport } from '../report/failed-audit.js';
 import { EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, type SetExitCode } from './exit-codes.js';
 
 const FORMATS = ['text', 'json', 'sarif', 'github', 'markdown'] as const;
@@ -47,6 +48,21 @@ function render(format: Format | 'cyclonedx', report: AuditReport, failOn: reado
     default:
       return renderAuditText(report, { verbose });
   }
+}
+
+/**
+ * Renders the saved report of an audit that failed, then fails as that audit did (exit 2). Its error has no
+ * findings or components, so SARIF, annotations and SBOMs are refused rather than written empty.
+ */
+async function renderFailedAudit(file: string, failed: FailedAuditReport, format: Format | 'cyclonedx', out: string | undefined): Promise<never> {
+  const text =
+    format === 'json' ? `${JSON.stringify(failed, null, 2)}\n` : format === 'markdown' ? renderFailedAuditMarkdown(failed) : format === 'text' ? renderFailedAuditText(failed) : undefined;
+  if (text === undefined) {
+    throw new EnvproofError(`${file} is the report of an audit that failed: it has no findings or components to write as ${format}`, 'render it with --format text, markdown or json');
+  }
+  if (out) await writeFile(out, text);
+  else process.stdout.write(text);
+  throw new EnvproofError(`the saved audit failed: ${failed.error.message}`, failed.error.hint);
 }
 
 function parseRuns(value: string): number {
@@ -101,7 +117,9 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
       let report: AuditReport;
       let failOn = parseFailOn(o.failOn);
       if (o.from) {
-        report = await readSavedReport(o.from);
+        const saved = await readSavedAudit(o.from);
+        if ('failed' in saved) return renderFailedAudit(o.from, saved.failed, document ?? format, o.out);
+        report = saved.complete;
       } else {
         const settings = await resolveSettings(dir!, o, cmd);
         if (settings.failOn && cmd.getOptionValueSource('failOn') !== 'cli') failOn = settings.failOn;
