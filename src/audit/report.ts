@@ -121,6 +121,8 @@ export interface Finding {
   phantom?: PhantomClass;
   /** Phantoms the code imports: where (`file:line`). */
   importedAt?: string[];
+  /** Go: a `not-traced` phantom imported only in files the build's constraints excluded, with those constraints. */
+  buildConstraints?: string[];
   advice: string;
   /** Listed in the configuration's `ignore` for its kind: reported, but not a finding for the exit code. */
   ignored?: boolean;

@@ -63,6 +63,11 @@ export interface StaticImports {
    * points that reach it. C++ replaces it: an include seen at build time leaves no runtime trace.
    */
   notTracedAdvice?: string;
+  /**
+   * Go: the packages imported only in files the build's constraints left out (`//go:build tcell`, `_windows.go`),
+   * each with those files' constraints, and the build's context (`linux/amd64, no -tags`).
+   */
+  constrained?: { context: string; imports: Record<string, string[]> };
   notes: string[];
 }
 

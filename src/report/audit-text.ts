@@ -40,13 +40,17 @@ function phantomSplit(r: AuditReport): string[] {
   const phantoms = r.findings.filter((f) => f.kind === 'phantom' && f.phantom);
   if (!phantoms.length) return [];
   const unused = phantoms.filter((f) => f.phantom === 'unused').map((f) => f.name);
-  const notTraced = phantoms.filter((f) => f.phantom === 'not-traced');
+  const constrained = phantoms.filter((f) => f.buildConstraints);
+  const notTraced = phantoms.filter((f) => f.phantom === 'not-traced' && !f.buildConstraints);
   const out: string[] = [];
   const pad = ' '.repeat(19);
   if (unused.length) out.push(`${pad}unused, nothing imports it (remove): ${unused.join(', ')}`);
   if (notTraced.length) {
     out.push(`${pad}imported by the code, not loaded: ${notTraced.map((f) => `${f.name} (${f.importedAt?.[0] ?? ''})`).join(', ')}`);
     out.push(`${pad}  (${notTraced[0]!.advice})`);
+  }
+  if (constrained.length) {
+    out.push(`${pad}imported only under build constraints the build did not use: ${constrained.map((f) => `${f.name} (tags: ${f.buildConstraints!.join('; ')})`).join(', ')}`);
   }
   return out;
 }
