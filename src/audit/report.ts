@@ -185,6 +185,8 @@ export interface AuditReport {
   phasesMs: PhaseTimes;
   /** Per traced package, a few files that put it in D3. */
   evidence: Record<string, string[]>;
+  /** C++: libraries only programs that are not the project's mapped (base-system tools in --run), with those programs; in no layer. */
+  loadedBySystemTools?: { name: string; version?: string; programs: string[] }[];
   /** The commands of the install, and the ecosystem's install details (its `reportedDetails`). */
   install: { commands: string[]; details?: unknown };
   notes: string[];

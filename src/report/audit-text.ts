@@ -113,6 +113,11 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
     out.push('System dependencies (Debian packages added to the clean environment with --system-packages)');
     out.push(`  ${r.systemDependencies.map((d) => `${d.name} ${d.version}`.trim()).join(', ')}`);
   }
+  if (r.loadedBySystemTools?.length) {
+    out.push('');
+    out.push("Loaded by system tools (mapped only by programs that are not the project's; in no layer)");
+    for (const l of r.loadedBySystemTools) out.push(`  ${entry(l)}  by ${l.programs.join(', ')}`);
+  }
   const other = Object.entries(r.otherDeclared).filter(([, v]) => v.length);
   if (other.length) {
     out.push('');
