@@ -95,7 +95,10 @@ export async function checkSbom(a: AuditedFixture, e: ExpectedOutputs): Promise<
   assert.deepEqual(components.map(key).sort(), [...new Set([...e.installed, ...e.loaded])].sort());
   for (const c of components) {
     assert.equal(prop(c, 'installed'), String(e.installed.includes(key(c))), `${key(c)} installed`);
-    assert.equal(prop(c, 'loaded'), String(e.loaded.includes(key(c))), `${key(c)} loaded`);
+    // CycloneDX's scope says what the trace showed: loaded, declared but never loaded (a phantom), or neither.
+    const phantom = e.findings.some((f) => f.rule.startsWith('phantom') && f.name === c.name);
+    assert.equal(c.scope, e.loaded.includes(key(c)) ? 'required' : phantom ? 'optional' : 'excluded', `${key(c)} scope`);
+    assert.equal(prop(c, 'loaded'), undefined, 'no envproof:loaded property where CycloneDX has a field');
     if (e.hashes && e.installed.includes(key(c))) assert.ok(c.hashes?.length, `${key(c)} has the package manager's hash`);
     assert.match(c.purl, /^pkg:[a-z]+\//);
   }
