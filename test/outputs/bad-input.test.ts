@@ -88,6 +88,15 @@ describe('bad input to --from and fix', () => {
     assert.match(md.stdout, /\| not counted \| git\+https:\/\/example\.invalid\/x\.git \[unnamed-vcs\] at requirements\.txt:2 \|/);
   });
 
+  it('several documents without their files, an unknown SBOM format', async () => {
+    const report = path.join(root, 'outputs.json');
+    await writeFile(report, JSON.stringify({ schemaVersion: AUDIT_SCHEMA_VERSION, project: root, components: [], findings: [], runs: [] }));
+    await fails(['audit', '--from', report, '--sbom', 'cyclonedx', '--sarif'], /--sbom cyclonedx and --sarif cannot all go to one place\nhint: name a file for each: --sbom cyclonedx=/);
+    await fails(['audit', '--from', report, '--sbom', 'cyclonedx', '--sbom', 'spdx', '--out', path.join(root, 'x.json')], /--sbom cyclonedx and --sbom spdx cannot all go to one place/);
+    await fails(['audit', '--from', report, '--sbom', 'swid=a.xml'], /--sbom takes cyclonedx or spdx, optionally with =<file>, not "swid=a\.xml"/);
+    await fails(['audit', '--from', report, '--sbom', 'spdx='], /--sbom spdx= names no file/);
+  });
+
   it('a report of another directory, and a directory that does not exist', async () => {
     const report = path.join(root, 'other.json');
     await writeFile(report, JSON.stringify({ schemaVersion: AUDIT_SCHEMA_VERSION, project: '/nonexistent/elsewhere', components: [], findings: [], runs: [] }));

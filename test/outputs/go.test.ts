@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCliAsync } from '../helpers/cli.js';
-import { auditFixture, checkFix, checkGithubAndMarkdown, checkSarif, checkSbom, type AuditedFixture, type ExpectedOutputs } from './helpers.js';
+import { auditFixture, checkFix, checkGithubAndMarkdown, checkSarif, checkSbom, checkSeveralOutputs, type AuditedFixture, type ExpectedOutputs } from './helpers.js';
 
 const QUOTE = 'rsc.io/quote@v1.5.2';
 const SAMPLER = 'rsc.io/sampler@v1.3.0';
@@ -93,6 +93,7 @@ describe('outputs: Go', () => {
 
   it('writes SARIF 2.1.0 with a result per finding on its manifest line', () => checkSarif(a, expected));
   it('writes GitHub annotations and a Markdown comment', () => checkGithubAndMarkdown(a, expected));
+  it('writes several outputs in one audit, each as alone', () => checkSeveralOutputs(a));
 
   it('traces both configured commands: D3 is their union, and each command alone gives its part', async () => {
     assert.deepEqual(a.report.runs.map((r: any) => [r.command, r.success]), [['hello', true], ['uid', true]]);
