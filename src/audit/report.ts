@@ -84,6 +84,8 @@ export interface ComponentEntry {
   /** The hashes the package manager gives for it; empty when it gives none. */
   hashes: ComponentHash[];
   hashSource?: string;
+  /** The license as an SPDX expression, from the installed metadata (docs/sbom.md); none when it declares none. */
+  license?: string;
   /** Checksums that are no file hash (Go's go.sum `h1:`), by name: the SBOM's `envproof:<name>` properties. */
   properties?: Record<string, string>;
   /** `name@version` keys of the components it depends on (the package manager's graph). */

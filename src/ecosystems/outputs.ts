@@ -31,6 +31,8 @@ export interface ComponentFact {
   hashes: ComponentHash[];
   /** Where the hashes were read (e.g. "pip install report", "package-lock.json integrity"). */
   hashSource?: string;
+  /** The license as an SPDX expression, as the installed metadata declares it (licenses.ts); none when it does not. */
+  license?: string;
   /**
    * Checksums the package manager gives that are no hash of a file (Go's go.sum `h1:` dirhashes), by name; the SBOM
    * writes each as the property `envproof:<name>`.

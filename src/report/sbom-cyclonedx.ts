@@ -3,7 +3,8 @@
  * with its package URL, version and the hashes its package manager gives, the dependency graph, and what the trace
  * showed in CycloneDX's own `scope`: `required` loaded at run time (D3), `optional` declared but never loaded (a
  * phantom), `excluded` installed but neither declared nor loaded. What CycloneDX has no field for (declared in D1,
- * installed in D2) is under the `envproof:` property namespace. Loaded packages carry `evidence.occurrences`, the
+ * installed in D2) is under the `envproof:` property namespace. A license the installed metadata declares is the
+ * component's license expression. Loaded packages carry `evidence.occurrences`, the
  * files the program opened; the library has no model for occurrences yet, so they are added to its normalised
  * output (docs/sbom.md).
  */
@@ -37,6 +38,7 @@ function component(c: ComponentEntry, traced: boolean): Models.Component {
     ...(c.version ? { version: c.version } : {}),
     ...(c.purl ? { purl: c.purl } : {}),
     hashes: new Models.HashDictionary(c.hashes.map((h) => [h.algorithm as Enums.HashAlgorithm, h.value] as const)),
+    ...(c.license ? { licenses: new Models.LicenseRepository([new Models.LicenseExpression(c.license)]) } : {}),
     properties: new Models.PropertyRepository([
       property('declared', c.declared),
       property('installed', c.installed),

@@ -52,7 +52,7 @@ export function renderSpdx(report: AuditReport, now: Date = new Date()): string 
       filesAnalyzed: false,
       ...(c.hashes.length ? { checksums: c.hashes.map((h) => ({ algorithm: spdxAlgorithm(h.algorithm), checksumValue: h.value })) } : {}),
       licenseConcluded: NOASSERTION,
-      licenseDeclared: NOASSERTION,
+      licenseDeclared: c.license ?? NOASSERTION,
       copyrightText: NOASSERTION,
       ...(c.purl ? { externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: c.purl }] } : {}),
       primaryPackagePurpose: 'LIBRARY',

@@ -78,6 +78,11 @@ export interface ExpectedOutputs {
   /** Whether the package manager gives hashes (every installed component has one). */
   hashes: boolean;
   findings: ExpectedFinding[];
+  /**
+   * Licenses the installed metadata declares, per package name, as the packages' own metadata says (written by hand
+   * from their package.json or dist-info); null where it names no single license. Packages not listed are not checked.
+   */
+  licenses?: Record<string, string | null>;
 }
 
 const key = (c: { name: string; version?: string }) => `${c.name}@${c.version ?? ''}`;
@@ -100,6 +105,10 @@ export async function checkSbom(a: AuditedFixture, e: ExpectedOutputs): Promise<
     assert.equal(c.scope, e.loaded.includes(key(c)) ? 'required' : phantom ? 'optional' : 'excluded', `${key(c)} scope`);
     assert.equal(prop(c, 'loaded'), undefined, 'no envproof:loaded property where CycloneDX has a field');
     if (e.hashes && e.installed.includes(key(c))) assert.ok(c.hashes?.length, `${key(c)} has the package manager's hash`);
+    if (e.licenses && c.name in e.licenses) {
+      const want = e.licenses[c.name];
+      assert.deepEqual(c.licenses, want ? [{ expression: want }] : undefined, `${key(c)} license`);
+    }
     assert.match(c.purl, /^pkg:[a-z]+\//);
   }
   const withEvidence = components.filter((c) => c.evidence?.occurrences?.length).map(key).sort();
@@ -131,6 +140,7 @@ async function checkSpdx(a: AuditedFixture, e: ExpectedOutputs): Promise<void> {
   for (const p of libraries) {
     assert.match(p.externalRefs?.[0]?.referenceLocator ?? '', /^pkg:[a-z]+\//, `${spdxKey(p)} purl`);
     assert.match(p.comment, e.loaded.includes(spdxKey(p)) ? /loaded at run time \(D3\)/ : /never loaded/);
+    if (e.licenses && p.name in e.licenses) assert.equal(p.licenseDeclared, e.licenses[p.name] ?? 'NOASSERTION', `${spdxKey(p)} licenseDeclared`);
   }
   const idOf = new Map(libraries.map((p) => [spdxKey(p), p.SPDXID]));
   for (const [from, to] of e.edges) {
