@@ -2,7 +2,8 @@
  * Licenses as packages declare them in their installed metadata, as SPDX expressions, or none: envproof never
  * guesses one. A field that is an SPDX expression already (PEP 639 `License-Expression`, npm's `license`) is taken
  * when it reads as one; a Python trove classifier or a free-text `License` field only when it names one of the
- * licenses below exactly.
+ * licenses below exactly. A license file (Go modules) is identified only for MIT, Apache-2.0, BSD-3-Clause and ISC,
+ * by sentences of their texts, and only when it matches exactly one of them.
  */
 
 /** Trove classifiers that name exactly one SPDX license. */
@@ -49,4 +50,20 @@ export function pythonLicense(metadata: { license_expression?: string; license?:
   if (classifiers.length) return undefined;
   const text = metadata.license?.trim().toLowerCase();
   return KNOWN_IDS.find((id) => id.toLowerCase() === text);
+}
+
+/** Sentences of each license's text (whitespace and case aside) that a copy of it always contains. */
+const LICENSE_TEXTS: [string, string[]][] = [
+  ['MIT', ['permission is hereby granted, free of charge, to any person obtaining a copy', 'the above copyright notice and this permission notice shall be included in all copies or substantial portions of the software']],
+  ['Apache-2.0', ['apache license', 'version 2.0, january 2004', 'terms and conditions for use, reproduction, and distribution']],
+  ['BSD-3-Clause', ['redistribution and use in source and binary forms, with or without modification, are permitted provided that the following conditions are met', 'redistributions of source code must retain the above copyright notice', 'redistributions in binary form must reproduce the above copyright notice', 'may be used to endorse or promote products derived from this software without specific prior written permission']],
+  // ISC's condition is what 0BSD leaves out.
+  ['ISC', ['permission to use, copy, modify, and/or distribute this software for any purpose with or without fee is hereby granted, provided that the above copyright notice and this permission notice appear in all copies', 'the software is provided "as is" and the author disclaims all warranties']],
+];
+
+/** The SPDX id of a license file's text when it is exactly one of the licenses above, else undefined. */
+export function licenseOfText(text: string): string | undefined {
+  const normal = text.toLowerCase().replace(/[\s*#>]+/g, ' ');
+  const matches = LICENSE_TEXTS.filter(([, sentences]) => sentences.every((s) => normal.includes(s)));
+  return matches.length === 1 ? matches[0]![0] : undefined;
 }

@@ -1,7 +1,9 @@
 // tier: quick
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
-import { pythonLicense, spdxExpression } from '../../src/ecosystems/licenses.js';
+import { licenseOfText, pythonLicense, spdxExpression } from '../../src/ecosystems/licenses.js';
 
 describe('licenses from installed metadata', () => {
   it('takes a field that reads as an SPDX expression, never a pointer or free text', () => {
@@ -20,5 +22,31 @@ describe('licenses from installed metadata', () => {
     assert.equal(pythonLicense({ classifier: [mitClassifier, 'License :: OSI Approved :: Apache Software License'] }), '(MIT OR Apache-2.0)');
     assert.equal(pythonLicense({ license: 'bsd-3-clause' }), 'BSD-3-Clause');
     assert.equal(pythonLicense({ license: 'Copyright (c) the authors; all rights reserved' }), undefined);
+  });
+});
+
+describe('license files', () => {
+  // envproof's own node_modules (pinned by package-lock.json): each package's LICENSE file against its package.json.
+  it('identifies MIT, Apache-2.0, BSD-3-Clause and ISC files, and never names another license', () => {
+    const root = path.resolve('node_modules');
+    const counts: Record<string, { same: number; none: number }> = {};
+    const wrong: string[] = [];
+    for (const top of readdirSync(root)) {
+      for (const dir of top.startsWith('@') ? readdirSync(path.join(root, top)).map((d) => `${top}/${d}`) : [top]) {
+        const manifest = path.join(root, dir, 'package.json');
+        const license = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { license?: unknown }).license : undefined;
+        const file = ['LICENSE', 'LICENSE.txt', 'LICENSE.md'].map((f) => path.join(root, dir, f)).find((f) => existsSync(f));
+        // Only single-license packages: a dual-licensed package's file holds one of its licenses.
+        if (typeof license !== 'string' || !/^[\w.-]+$/.test(license) || !file) continue;
+        const found = licenseOfText(readFileSync(file, 'utf8'));
+        const c = (counts[license] ??= { same: 0, none: 0 });
+        if (found === license) c.same++;
+        else if (found === undefined) c.none++;
+        else wrong.push(`${dir}: ${license}, read as ${found}`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+    for (const id of ['MIT', 'Apache-2.0', 'BSD-3-Clause', 'ISC']) assert.ok((counts[id]?.same ?? 0) >= 5, `${id}: ${JSON.stringify(counts[id])}`);
+    for (const id of ['BSD-2-Clause', '0BSD', 'Unlicense']) assert.equal(counts[id]?.same ?? 0, 0, id);
   });
 });

@@ -36,6 +36,9 @@ const expected: ExpectedOutputs = {
     [SAMPLER, TEXT],
   ],
   hashes: false, // go.sum's h1: hashes are carried as properties (checked below)
+  // Each module's LICENSE: the Go authors' BSD-3-Clause for quote, sampler and x/text, Google's for uuid and go-cmp;
+  // pkg/errors is BSD-2-Clause, which the matcher does not identify.
+  licenses: { 'rsc.io/quote': 'BSD-3-Clause', 'rsc.io/sampler': 'BSD-3-Clause', 'golang.org/x/text': 'BSD-3-Clause', 'github.com/google/uuid': 'BSD-3-Clause', 'github.com/google/go-cmp': 'BSD-3-Clause', 'github.com/pkg/errors': null },
   findings: [
     { rule: 'phantom-unused', name: name(ERRORS), line: 'require github.com/pkg/errors' },
     { rule: 'phantom-not-traced', name: name(CMP), line: 'github.com/google/go-cmp v0.6.0', ignored: true },
