@@ -248,7 +248,7 @@ export async function prepareAudit(opts: PrepareOptions, clock = new PhaseClock(
 }
 
 /** Traces one command; with `whileRunning`, the program serves until that settles and is then stopped. */
-async function traceOne(p: PreparedAudit, i: number, opts: AuditOptions, clock: PhaseClock): Promise<{ run: RunOutcome; files: Set<string>; notes: string[] }> {
+async function traceOne(p: PreparedAudit, i: number, opts: AuditOptions, clock: PhaseClock): Promise<{ run: RunOutcome; files: Set<string>; byProgram: Map<string, Set<string>>; notes: string[] }> {
   const choice = p.choices[i]!;
   opts.progress(`tracing ${choice.display ?? shellCommandLine(choice.argv)} (${choice.reason})`);
   const stop = new AbortController();
@@ -277,7 +277,7 @@ async function traceOne(p: PreparedAudit, i: number, opts: AuditOptions, clock: 
   else if (opts.whileRunning) notes.push(`${which} served while envproof exercised it, then was stopped`);
   else if (run.timedOut) notes.push(`${which} was stopped after ${opts.timeoutSec} s (--timeout); D3 holds what it loaded until then`);
   else if (!run.success) notes.push(`${which} did not exit with 0: D3 holds what it loaded before it failed`);
-  return { run, files: run.started ? trace.files : new Set(), notes };
+  return { run, files: run.started ? trace.files : new Set(), byProgram: run.started ? trace.byProgram : new Map<string, Set<string>>(), notes };
 }
 
 /** One audit: D1 from the manifest, D2 from a fresh install, D3 from the traced runs, then gaps, metrics and findings. */
@@ -289,11 +289,16 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
   try {
     const runs: RunOutcome[] = [];
     const tracedFiles = new Set<string>();
+    const tracedByProgram = new Map<string, Set<string>>();
     for (let i = 0; i < p.choices.length; i++) {
       const traced = await traceOne(p, i, opts, clock);
       runs.push(traced.run);
       notes.push(...traced.notes);
       for (const f of traced.files) tracedFiles.add(f);
+      for (const [program, files] of traced.byProgram) {
+        const into = tracedByProgram.get(program) ?? tracedByProgram.set(program, new Set()).get(program)!;
+        for (const f of files) into.add(f);
+      }
     }
     const started = runs.filter((r) => r.started);
     if (p.choices.length > 1 && started.length) notes.push(`D3 is the union of the ${started.length} traced commands that started`);
@@ -311,7 +316,7 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     let attribution: AttributionResult | undefined;
     if (started.length) {
       opts.progress('attributing traced files to packages (D3)');
-      attribution = await module.attribute(tracedFiles, p.ctx, install);
+      attribution = await module.attribute(tracedFiles, p.ctx, install, tracedByProgram);
       const view = opts.tracedView?.[module.id];
       const tracedLayer = view ? attribution.alternatives?.[view] : attribution.traced;
       if (!tracedLayer) throw new EnvproofError(`the ${module.projectKind} audit has no "${view}" view of D3`);
@@ -338,6 +343,9 @@ export async function runAudit(opts: AuditOptions): Promise<AuditReport> {
     const report = assembleReport(p, { runs, layers, measured, evidence, outputs, phases, keep: opts.keep });
     clock.lap('analysis');
     report.phasesMs = { ...phases };
+    if (attribution?.loadedBySystemTools) {
+      report.loadedBySystemTools = attribution.loadedBySystemTools.map(({ name, version, programs }) => ({ name, ...(version ? { version } : {}), programs }));
+    }
     return report;
   } finally {
     await p.close();

@@ -46,6 +46,7 @@ function entryOf(dep: Dependency, fact: ComponentFact | undefined, declared: Set
     ...(fact?.purl ? { purl: purlString(fact.purl) } : {}),
     hashes: fact?.hashes ?? [],
     ...(fact?.hashSource ? { hashSource: fact.hashSource } : {}),
+    ...(fact?.license ? { license: fact.license } : {}),
     ...(fact?.properties ? { properties: fact.properties } : {}),
     dependsOn: fact?.dependsOn ?? [],
     direct: direct ? direct.has(componentKey(dep)) : declared.has(dep.name),

@@ -62,6 +62,11 @@ function phantom(name: string, input: FindingInput): Omit<Finding, 'kind' | 'nam
   if (!sites.length) {
     return { ...base, phantom: 'unused', advice: `declared in ${input.manifest}, never loaded, and nothing in the code imports it: remove it (envproof fix --remove-phantom)` };
   }
+  const constraints = input.staticImports.constrained?.imports[name];
+  if (constraints) {
+    const advice = `imported only under build constraints the build did not use (tags: ${constraints.join('; ')}), at ${sites.slice(0, 3).join(', ')}; the build was ${input.staticImports.constrained!.context}: keep it if those builds matter, no traced run of this build can load it`;
+    return { ...base, phantom: 'not-traced', importedAt: sites, ...dev, buildConstraints: constraints, advice };
+  }
   const advice = input.staticImports.notTracedAdvice ?? `the code imports it (${sites.slice(0, 3).join(', ')}) on a path the traced run did not take: ${RUN_MORE}`;
   return { ...base, phantom: 'not-traced', importedAt: sites, ...dev, advice };
 }

@@ -84,6 +84,8 @@ export interface ComponentEntry {
   /** The hashes the package manager gives for it; empty when it gives none. */
   hashes: ComponentHash[];
   hashSource?: string;
+  /** The license as an SPDX expression, from the installed metadata (docs/sbom.md); none when it declares none. */
+  license?: string;
   /** Checksums that are no file hash (Go's go.sum `h1:`), by name: the SBOM's `envproof:<name>` properties. */
   properties?: Record<string, string>;
   /** `name@version` keys of the components it depends on (the package manager's graph). */
@@ -142,6 +144,8 @@ export interface Finding {
   declaredIn?: string;
   /** A missing module a traced run failed on: that run's error line. */
   runError?: string;
+  /** Go: a `not-traced` phantom imported only in files the build's constraints excluded, with those constraints. */
+  buildConstraints?: string[];
   advice: string;
   /** Listed in the configuration's `ignore` for its kind: reported, but not a finding for the exit code. */
   ignored?: boolean;
@@ -216,6 +220,8 @@ export interface AuditReport {
   phasesMs: PhaseTimes;
   /** Per traced package, a few files that put it in D3. */
   evidence: Record<string, string[]>;
+  /** C++: libraries only programs that are not the project's mapped (base-system tools in --run), with those programs; in no layer. */
+  loadedBySystemTools?: { name: string; version?: string; programs: string[] }[];
   /** The commands of the install, and the ecosystem's install details (its `reportedDetails`). */
   install: { commands: string[]; details?: unknown };
   notes: string[];

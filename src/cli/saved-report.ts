@@ -2,8 +2,12 @@
 import { readFile } from 'node:fs/promises';
 import { AUDIT_SCHEMA_VERSION, type AuditReport } from '../audit/report.js';
 import { EnvproofError, errorMessage } from '../core/errors.js';
+import type { FailedAuditReport } from '../report/failed-audit.js';
 
-export async function readSavedReport(file: string): Promise<AuditReport> {
+export type SavedAudit = { complete: AuditReport } | { failed: FailedAuditReport };
+
+/** A complete report, or the report of a failed audit (with `error`): both are what `audit --json` writes. */
+export async function readSavedAudit(file: string): Promise<SavedAudit> {
   const text = await readFile(file, 'utf8').catch((err: unknown) => {
     throw new EnvproofError(`cannot read the saved report ${file}: ${errorMessage(err)}`, 'give a file written by envproof audit --json');
   });
@@ -13,7 +17,10 @@ export async function readSavedReport(file: string): Promise<AuditReport> {
   } catch {
     throw new EnvproofError(`the saved report ${file} is not JSON`, 'give a file written by envproof audit --json');
   }
-  const report = value as Partial<AuditReport> | null;
+  const report = value as (Partial<AuditReport> & { error?: { message?: unknown } }) | null;
+  if (report?.schemaVersion === AUDIT_SCHEMA_VERSION && typeof report.error?.message === 'string') {
+    return { failed: report as unknown as FailedAuditReport };
+  }
   if (
     report?.schemaVersion !== AUDIT_SCHEMA_VERSION ||
     typeof report.project !== 'string' ||
@@ -23,5 +30,17 @@ export async function readSavedReport(file: string): Promise<AuditReport> {
   ) {
     throw new EnvproofError(`${file} is not a complete envproof audit report (schema version ${AUDIT_SCHEMA_VERSION})`, 'write it again with envproof audit <dir> --json');
   }
-  return report as AuditReport;
+  return { complete: report as AuditReport };
+}
+
+/** A complete report; a failed audit's has nothing to fix from. */
+export async function readSavedReport(file: string): Promise<AuditReport> {
+  const saved = await readSavedAudit(file);
+  if ('failed' in saved) {
+    throw new EnvproofError(
+      `${file} is not a complete envproof audit report: it is the report of an audit that failed (${saved.failed.error.message})`,
+      `see it with envproof audit --from ${file}; once what failed is fixed, audit again with --json`,
+    );
+  }
+  return saved.complete;
 }

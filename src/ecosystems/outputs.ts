@@ -31,6 +31,8 @@ export interface ComponentFact {
   hashes: ComponentHash[];
   /** Where the hashes were read (e.g. "pip install report", "package-lock.json integrity"). */
   hashSource?: string;
+  /** The license as an SPDX expression, as the installed metadata declares it (licenses.ts); none when it does not. */
+  license?: string;
   /**
    * Checksums the package manager gives that are no hash of a file (Go's go.sum `h1:` dirhashes), by name; the SBOM
    * writes each as the property `envproof:<name>`.
@@ -83,6 +85,11 @@ export interface StaticImports {
   unresolved?: Record<string, string[]>;
   /** Packages loaded by discovery rather than by import (plug-ins named in configuration, service providers, entry points), by name. */
   discovered?: Record<string, Discovery>;
+  /**
+   * Go: the packages imported only in files the build's constraints left out (`//go:build tcell`, `_windows.go`),
+   * each with those files' constraints, and the build's context (`linux/amd64, no -tags`).
+   */
+  constrained?: { context: string; imports: Record<string, string[]> };
   notes: string[];
 }
 

@@ -87,6 +87,8 @@ export interface AttributionResult {
   evidence: Record<string, string[]>;
   /** Alternative D3 layers (e.g. Java's opened jars vs loaded classes, C++ build-time), keyed by name. */
   alternatives?: Record<string, TracedDependency[]>;
+  /** C++: libraries only programs that are not the project's mapped (`ls` in `--run "prog && ls"`), with those programs; in no layer. */
+  loadedBySystemTools?: (TracedDependency & { programs: string[] })[];
 }
 
 /** A D3 entry with the traced files (paths as seen inside the sandbox) that put it in its layer. */
@@ -119,7 +121,8 @@ export interface EcosystemModule<Details = unknown> extends EcosystemFacts {
   /** Turns a user's --run string into argv in this environment (e.g. `python` → the venv's python). */
   userRun(command: string, ctx: AuditContext, install: InstallResult<Details>): RunChoice;
   /** D3 from the files the traced program opened or executed (paths as seen inside the sandbox). */
-  attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult<Details>): Promise<AttributionResult>;
+  /** `byProgram`: the same files per traced program that opened them, where the tracer gave them. */
+  attribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult<Details>, byProgram?: ReadonlyMap<string, ReadonlySet<string>>): Promise<AttributionResult>;
   /** Whether a declared dependency pins one version (default: it has a `version`, which D1 sets for exact pins only). */
   isPinned?(dep: Dependency): boolean;
   /**

@@ -41,17 +41,21 @@ function phantomSplit(r: AuditReport): string[] {
   const phantoms = r.findings.filter((f) => f.kind === 'phantom' && f.phantom);
   if (!phantoms.length) return [];
   const unused = phantoms.filter((f) => f.phantom === 'unused').map((f) => f.name);
-  const notTraced = phantoms.filter((f) => f.phantom === 'not-traced');
+  const constrained = phantoms.filter((f) => f.buildConstraints);
+  const notTraced = phantoms.filter((f) => f.phantom === 'not-traced' && !f.buildConstraints);
   const out: string[] = [];
   const pad = ' '.repeat(19);
   if (unused.length) out.push(`${pad}unused, nothing imports it (remove): ${unused.join(', ')}`);
   if (notTraced.length) {
-    out.push(`${pad}imported by the code, not loaded: ${notTraced.map((f) => `${f.name} (${f.importedAt?.[0] ?? (f.discovery ? `loaded by discovery: ${f.discovery.rule}` : '')})`).join(', ')}`);
+    out.push(`${pad}imported by the code, not loaded: ${notTraced.map((f) => `${f.name} (${f.importedAt?.[0] ?? ''})`).join(', ')}`);
     out.push(`${pad}  (${notTraced[0]!.advice})`);
   }
   const discovered = phantoms.filter((f) => f.phantom === 'discovered');
   if (discovered.length) {
     out.push(`${pad}not imported, loaded by discovery (keep): ${discovered.map((f) => `${f.name} (${f.discovery?.rule}, ${f.discovery?.evidence})`).join(', ')}`);
+  }
+  if (constrained.length) {
+    out.push(`${pad}imported only under build constraints the build did not use: ${constrained.map((f) => `${f.name} (tags: ${f.buildConstraints!.join('; ')})`).join(', ')}`);
   }
   return out;
 }
@@ -159,6 +163,11 @@ export function renderAuditText(r: AuditReport, opts: AuditTextOptions = {}): st
     out.push('');
     out.push('System dependencies (Debian packages added to the clean environment with --system-packages)');
     out.push(`  ${r.systemDependencies.map((d) => `${d.name} ${d.version}`.trim()).join(', ')}`);
+  }
+  if (r.loadedBySystemTools?.length) {
+    out.push('');
+    out.push("Loaded by system tools (mapped only by programs that are not the project's; in no layer)");
+    for (const l of r.loadedBySystemTools) out.push(`  ${entry(l)}  by ${l.programs.join(', ')}`);
   }
   const other = Object.entries(r.otherDeclared).filter(([, v]) => v.length);
   if (other.length) {

@@ -1,9 +1,12 @@
 /**
  * A CycloneDX 1.6 JSON SBOM of one audit, built with the CycloneDX library for JavaScript: every installed package
- * with its package URL, version and the hashes its package manager gives, the dependency graph, and, under the
- * `envproof:` property namespace, whether it was declared (D1), installed (D2) and loaded at run time (D3).
- * Loaded packages carry `evidence.occurrences`, the files the program opened; the library has no model for
- * occurrences yet, so they are added to its normalised output (docs/sbom.md).
+ * with its package URL, version and the hashes its package manager gives, the dependency graph, and what the trace
+ * showed in CycloneDX's own `scope`: `required` loaded at run time (D3), `optional` declared but never loaded (a
+ * phantom), `excluded` installed but neither declared nor loaded. What CycloneDX has no field for (declared in D1,
+ * installed in D2) is under the `envproof:` property namespace. A license the installed metadata declares is the
+ * component's license expression. Loaded packages carry `evidence.occurrences`, the
+ * files the program opened; the library has no model for occurrences yet, so they are added to its normalised
+ * output (docs/sbom.md).
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -21,16 +24,24 @@ function property(name: string, value: string | boolean): Models.Property {
   return new Models.Property(`envproof:${name}`, String(value));
 }
 
-function component(c: ComponentEntry): Models.Component {
+/** What the traced runs showed of a component; none when no traced command started (D3 unknown). */
+function scopeOf(c: ComponentEntry, traced: boolean): Enums.ComponentScope | undefined {
+  if (!traced) return undefined;
+  return c.loaded ? Enums.ComponentScope.Required : c.declared ? Enums.ComponentScope.Optional : Enums.ComponentScope.Excluded;
+}
+
+function component(c: ComponentEntry, traced: boolean): Models.Component {
+  const scope = scopeOf(c, traced);
   return new Models.Component(Enums.ComponentType.Library, c.name, {
     bomRef: bomRef(c),
+    ...(scope ? { scope } : {}),
     ...(c.version ? { version: c.version } : {}),
     ...(c.purl ? { purl: c.purl } : {}),
     hashes: new Models.HashDictionary(c.hashes.map((h) => [h.algorithm as Enums.HashAlgorithm, h.value] as const)),
+    ...(c.license ? { licenses: new Models.LicenseRepository([new Models.LicenseExpression(c.license)]) } : {}),
     properties: new Models.PropertyRepository([
       property('declared', c.declared),
       property('installed', c.installed),
-      property('loaded', c.loaded),
       ...(c.id ? [property('id', c.id)] : []),
       ...(c.hashSource ? [property('hashSource', c.hashSource)] : []),
       ...Object.entries(c.properties ?? {}).map(([name, value]) => property(name, value)),
@@ -53,7 +64,8 @@ export function renderCycloneDx(report: AuditReport): string {
   bom.metadata.component = project;
   bom.metadata.tools.components.add(new Models.Component(Enums.ComponentType.Application, 'envproof', { version: report.tool.version }));
 
-  const byKey = new Map(report.components.map((c) => [componentKey(c), component(c)] as const));
+  const traced = report.layers.traced !== null;
+  const byKey = new Map(report.components.map((c) => [componentKey(c), component(c, traced)] as const));
   for (const c of report.components) {
     const model = byKey.get(componentKey(c))!;
     for (const dep of c.dependsOn) model.dependencies.add(byKey.get(dep)!.bomRef);

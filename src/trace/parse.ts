@@ -36,6 +36,8 @@ export interface ParsedTrace {
   files: Set<string>;
   /** Successfully executed programs, in log order. */
   execs: string[];
+  /** `files` per program that opened them (FileRecorder). */
+  byProgram: Map<string, Set<string>>;
   lines: number;
   /** The traced program's process: the first in the log, or the one that executed the gate; null when none. */
   rootPid: number | null;

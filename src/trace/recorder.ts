@@ -3,6 +3,8 @@
  * directory is followed (a child inherits its parent's at fork and shares it when cloned with CLONE_FS, as
  * threads are; chdir and fchdir change it), and every successful open or exec is kept as an absolute,
  * lexically normalised path. Paths are byte strings (one character per byte, see syntax.ts) until `result`.
+ * Each process's program is followed too (inherited at fork, replaced by exec), so that every file is also kept
+ * per program that opened it: a library mapped by /bin/ls is told from one the project's executable mapped.
  */
 import { normalizeAbsolute, resolveAgainst } from './paths.js';
 import { bytesToText, detach } from './syntax.js';
@@ -29,6 +31,9 @@ export class FileRecorder {
   private readonly files = new Set<string>();
   private readonly execs: string[] = [];
   private readonly fsOf = new Map<number, FsContext>();
+  /** The program each process runs: the last exec it (or the parent it was forked from) made; '' before any. */
+  private readonly programOf = new Map<number, string>();
+  private readonly byProgram = new Map<string, Set<string>>();
 
   knows(pid: number): boolean {
     return this.fsOf.has(pid);
@@ -42,11 +47,13 @@ export class FileRecorder {
   fork(parent: number, child: number, sharesFs: boolean): void {
     const fs = this.fsOf.get(parent) ?? { cwd: null };
     this.fsOf.set(child, sharesFs ? fs : { cwd: fs.cwd });
+    this.programOf.set(child, this.programOf.get(parent) ?? '');
   }
 
   /** The process ended; its pid may be reused by a later fork. */
   end(pid: number): void {
     this.fsOf.delete(pid);
+    this.programOf.delete(pid);
   }
 
   /** A thread other than the leader exec'd: it continues as the leader's pid. */
@@ -54,6 +61,8 @@ export class FileRecorder {
     const fs = this.fsOf.get(thread);
     if (fs) this.fsOf.set(leader, fs);
     this.fsOf.delete(thread);
+    this.programOf.set(leader, this.programOf.get(thread) ?? '');
+    this.programOf.delete(thread);
   }
 
   cwd(pid: number): string | null {
@@ -69,11 +78,19 @@ export class FileRecorder {
   record(pid: number, effect: PathEffect, target: string): void {
     if (effect === 'chdir') return this.setCwd(pid, target);
     if (!this.files.has(target)) this.files.add(detach(target));
-    if (effect === 'exec') this.execs.push(detach(target));
+    if (effect === 'exec') {
+      this.execs.push(detach(target));
+      this.programOf.set(pid, detach(target));
+    }
+    const program = this.programOf.get(pid) ?? '';
+    let files = this.byProgram.get(program);
+    if (!files) this.byProgram.set(program, (files = new Set()));
+    if (!files.has(target)) files.add(detach(target));
   }
 
-  /** The files and execs, decoded from bytes to text. */
-  result(): { files: Set<string>; execs: string[] } {
-    return { files: new Set([...this.files].map(bytesToText)), execs: this.execs.map(bytesToText) };
+  /** The files, the execs and the files per program ('' for what a process opened before any exec), decoded from bytes to text. */
+  result(): { files: Set<string>; execs: string[]; byProgram: Map<string, Set<string>> } {
+    const byProgram = new Map([...this.byProgram].map(([program, files]) => [bytesToText(program), new Set([...files].map(bytesToText))]));
+    return { files: new Set([...this.files].map(bytesToText)), execs: this.execs.map(bytesToText), byProgram };
   }
 }

@@ -16,7 +16,7 @@ import { programOutcome, startFailure } from './outcome.js';
 import { parseStraceLog } from './parse.js';
 import { killLeftovers, reapingRun, RUN_MARKER_VARIABLE } from './reap.js';
 import { straceCommand, straceFeatures } from './strace.js';
-import { withSymlinkTargets } from './symlinks.js';
+import { programFiles, withSymlinkTargets } from './symlinks.js';
 import type { Tracer, TraceRequest } from './types.js';
 import { watchRootEnd } from './watch.js';
 
@@ -98,6 +98,7 @@ export const straceTracer: Tracer = async (sandbox, req) => {
     run,
     files: withSymlinkTargets(parsed.files, (p) => sandbox.toHost(p)),
     execs: parsed.execs,
+    byProgram: programFiles(parsed.byProgram, (p) => sandbox.toHost(p)),
     tracer: 'strace',
     notes,
   };

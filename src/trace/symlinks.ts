@@ -49,8 +49,7 @@ export class InsideRealpath {
 }
 
 /** The paths, plus the symlink-resolved form of each where it differs and can be resolved. */
-export function withSymlinkTargets(paths: Iterable<string>, toHost: (insidePath: string) => string | null): Set<string> {
-  const realpath = new InsideRealpath(toHost);
+export function withSymlinkTargets(paths: Iterable<string>, toHost: (insidePath: string) => string | null, realpath = new InsideRealpath(toHost)): Set<string> {
   const out = new Set<string>();
   for (const p of paths) {
     out.add(p);
@@ -58,4 +57,10 @@ export function withSymlinkTargets(paths: Iterable<string>, toHost: (insidePath:
     if (real !== null) out.add(real);
   }
   return out;
+}
+
+/** `withSymlinkTargets` for each program's files, sharing one resolver. */
+export function programFiles(byProgram: ReadonlyMap<string, Iterable<string>>, toHost: (insidePath: string) => string | null): Map<string, Set<string>> {
+  const realpath = new InsideRealpath(toHost);
+  return new Map([...byProgram].map(([program, paths]) => [program, withSymlinkTargets(paths, toHost, realpath)]));
 }

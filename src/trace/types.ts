@@ -18,6 +18,11 @@ export interface TraceResult {
   files: Set<string>;
   /** Successfully executed programs, in order. */
   execs: string[];
+  /**
+   * The same files per program that opened them (the process's last exec; '' for what the processes opened before
+   * any exec), with the symlink targets as in `files`.
+   */
+  byProgram: Map<string, Set<string>>;
   /** The tracer that produced this result. */
   tracer: TracerName;
   /** What a reader of the result should know about how it was obtained (a fallback, a repeated run). */

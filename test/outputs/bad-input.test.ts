@@ -51,7 +51,50 @@ describe('bad input to --from and fix', () => {
     const audit = await runCliAsync(['audit', empty, '--json', '--out', failed, '--sandbox', 'host', '-q']);
     assert.equal(audit.status, 2, audit.stderr);
     assert.match(JSON.parse(await readFile(failed, 'utf8')).error.message, /no manifest found/);
-    await fails(['fix', '--from', failed], /failed\.json is not a complete envproof audit report/);
+    await fails(['fix', '--from', failed], /failed\.json is not a complete envproof audit report: it is the report of an audit that failed \(no manifest found/);
+  });
+
+  it('audit --from renders the report of a failed audit, and fails as that audit did', async () => {
+    const empty = path.join(root, 'empty-again');
+    await mkdir(empty);
+    const failed = path.join(root, 'failed-again.json');
+    assert.equal((await runCliAsync(['audit', empty, '--json', '--out', failed, '--sandbox', 'host', '-q'])).status, 2);
+    const text = await runCliAsync(['audit', '--from', failed]);
+    assert.equal(text.status, 2, text.stderr);
+    assert.match(text.stdout, /^envproof audit of .*empty-again: FAILED\n {2}no manifest found/);
+    assert.match(text.stderr, /the saved audit failed: no manifest found/);
+    assert.doesNotMatch(text.stderr, /not a complete envproof audit report|^\s+at /m);
+    const json = await runCliAsync(['audit', '--from', failed, '--json']);
+    assert.equal(json.status, 2);
+    assert.deepEqual(JSON.parse(json.stdout), JSON.parse(await readFile(failed, 'utf8')));
+    await fails(['audit', '--from', failed, '--sarif'], /failed-again\.json is the report of an audit that failed: it has no findings or components to write as sarif/);
+
+    // A failure after D1 was read: the layers computed so far and the failed step's output are shown.
+    const installFailed = path.join(root, 'install-failed.json');
+    await writeFile(installFailed, JSON.stringify({
+      schemaVersion: AUDIT_SCHEMA_VERSION,
+      project: '/p/app',
+      ecosystem: 'python',
+      manifest: 'requirements.txt',
+      layers: { declared: [{ name: 'nosuchpkg', version: '9.9' }] },
+      skipped: [{ raw: 'git+https://example.invalid/x.git', reason: 'unnamed-vcs', source: 'requirements.txt:2' }],
+      error: { message: 'pip install exited 1', hint: 'check the versions', step: 'install', class: 'project', output: 'line one\nERROR: No matching distribution found for nosuchpkg==9.9\n' },
+    }));
+    const md = await runCliAsync(['audit', '--from', installFailed, '--format', 'markdown']);
+    assert.equal(md.status, 2, md.stderr);
+    assert.match(md.stdout, /^### envproof audit: `app` \(python\) — failed\n\n\*\*install failed \(project\): pip install exited 1\*\*/);
+    assert.match(md.stdout, /```\nline one\nERROR: No matching distribution found for nosuchpkg==9\.9\n```/);
+    assert.match(md.stdout, /\| D1 declared \(1, requirements\.txt\) \| nosuchpkg 9\.9 \|/);
+    assert.match(md.stdout, /\| not counted \| git\+https:\/\/example\.invalid\/x\.git \[unnamed-vcs\] at requirements\.txt:2 \|/);
+  });
+
+  it('several documents without their files, an unknown SBOM format', async () => {
+    const report = path.join(root, 'outputs.json');
+    await writeFile(report, JSON.stringify({ schemaVersion: AUDIT_SCHEMA_VERSION, project: root, components: [], findings: [], runs: [] }));
+    await fails(['audit', '--from', report, '--sbom', 'cyclonedx', '--sarif'], /--sbom cyclonedx and --sarif cannot all go to one place\nhint: name a file for each: --sbom cyclonedx=/);
+    await fails(['audit', '--from', report, '--sbom', 'cyclonedx', '--sbom', 'spdx', '--out', path.join(root, 'x.json')], /--sbom cyclonedx and --sbom spdx cannot all go to one place/);
+    await fails(['audit', '--from', report, '--sbom', 'swid=a.xml'], /--sbom takes cyclonedx or spdx, optionally with =<file>, not "swid=a\.xml"/);
+    await fails(['audit', '--from', report, '--sbom', 'spdx='], /--sbom spdx= names no file/);
   });
 
   it('a report of another directory, and a directory that does not exist', async () => {

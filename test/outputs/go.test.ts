@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCliAsync } from '../helpers/cli.js';
-import { auditFixture, checkFix, checkGithubAndMarkdown, checkSarif, checkSbom, type AuditedFixture, type ExpectedOutputs } from './helpers.js';
+import { auditFixture, checkFix, checkGithubAndMarkdown, checkSarif, checkSbom, checkSeveralOutputs, type AuditedFixture, type ExpectedOutputs } from './helpers.js';
 
 const QUOTE = 'rsc.io/quote@v1.5.2';
 const SAMPLER = 'rsc.io/sampler@v1.3.0';
@@ -36,6 +36,9 @@ const expected: ExpectedOutputs = {
     [SAMPLER, TEXT],
   ],
   hashes: false, // go.sum's h1: hashes are carried as properties (checked below)
+  // Each module's LICENSE: the Go authors' BSD-3-Clause for quote, sampler and x/text, Google's for uuid and go-cmp;
+  // pkg/errors is BSD-2-Clause, which the matcher does not identify.
+  licenses: { 'rsc.io/quote': 'BSD-3-Clause', 'rsc.io/sampler': 'BSD-3-Clause', 'golang.org/x/text': 'BSD-3-Clause', 'github.com/google/uuid': 'BSD-3-Clause', 'github.com/google/go-cmp': 'BSD-3-Clause', 'github.com/pkg/errors': null },
   findings: [
     { rule: 'phantom-unused', name: name(ERRORS), line: 'require github.com/pkg/errors' },
     { rule: 'phantom-not-traced', name: name(CMP), line: 'github.com/google/go-cmp v0.6.0', ignored: true },
@@ -94,6 +97,7 @@ describe('outputs: Go', () => {
 
   it('writes SARIF 2.1.0 with a result per finding on its manifest line', () => checkSarif(a, expected));
   it('writes GitHub annotations and a Markdown comment', () => checkGithubAndMarkdown(a, expected));
+  it('writes several outputs in one audit, each as alone', () => checkSeveralOutputs(a));
 
   it('traces both configured commands: D3 is their union, and each command alone gives its part', async () => {
     assert.deepEqual(a.report.runs.map((r: any) => [r.command, r.success]), [['hello', true], ['uid', true]]);

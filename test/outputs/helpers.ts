@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { applyPatch } from 'diff';
 import { REPO_ROOT, runCliAsync, type CliResult } from '../helpers/cli.js';
-import { assertValidCycloneDx, assertValidSarif } from './schemas.js';
+import { assertValidCycloneDx, assertValidSpdx, assertValidSarif } from './schemas.js';
 
 export const FIXTURES = path.join(REPO_ROOT, 'test', 'outputs', 'fixtures');
 const MANIFEST_KINDS = ['phantom', 'hidden', 'unpinned'];
@@ -92,6 +92,11 @@ export interface ExpectedOutputs {
   /** Whether the package manager gives hashes (every installed component has one). */
   hashes: boolean;
   findings: ExpectedFinding[];
+  /**
+   * Licenses the installed metadata declares, per package name, as the packages' own metadata says (written by hand
+   * from their package.json or dist-info); null where it names no single license. Packages not listed are not checked.
+   */
+  licenses?: Record<string, string | null>;
 }
 
 const key = (c: { name: string; version?: string }) => `${c.name}@${c.version ?? ''}`;
@@ -109,8 +114,15 @@ export async function checkSbom(a: AuditedFixture, e: ExpectedOutputs): Promise<
   assert.deepEqual(components.map(key).sort(), [...new Set([...e.installed, ...e.loaded])].sort());
   for (const c of components) {
     assert.equal(prop(c, 'installed'), String(e.installed.includes(key(c))), `${key(c)} installed`);
-    assert.equal(prop(c, 'loaded'), String(e.loaded.includes(key(c))), `${key(c)} loaded`);
+    // CycloneDX's scope says what the trace showed: loaded, declared but never loaded (a phantom), or neither.
+    const phantom = e.findings.some((f) => f.rule.startsWith('phantom') && f.name === c.name);
+    assert.equal(c.scope, e.loaded.includes(key(c)) ? 'required' : phantom ? 'optional' : 'excluded', `${key(c)} scope`);
+    assert.equal(prop(c, 'loaded'), undefined, 'no envproof:loaded property where CycloneDX has a field');
     if (e.hashes && e.installed.includes(key(c))) assert.ok(c.hashes?.length, `${key(c)} has the package manager's hash`);
+    if (e.licenses && c.name in e.licenses) {
+      const want = e.licenses[c.name];
+      assert.deepEqual(c.licenses, want ? [{ expression: want }] : undefined, `${key(c)} license`);
+    }
     assert.match(c.purl, /^pkg:[a-z]+\//);
   }
   const withEvidence = components.filter((c) => c.evidence?.occurrences?.length).map(key).sort();
@@ -124,6 +136,32 @@ export async function checkSbom(a: AuditedFixture, e: ExpectedOutputs): Promise<
   for (const [from, to] of e.edges) {
     const node = bom.dependencies.find((d: any) => d.ref === refOf.get(from));
     assert.ok(node?.dependsOn?.includes(refOf.get(to)), `${from} depends on ${to} in the SBOM graph`);
+  }
+  await checkSpdx(a, e);
+}
+
+/** `--sbom spdx`: valid SPDX 2.3 (the SPDX project's validator); one package per component, with its purl and graph. */
+async function checkSpdx(a: AuditedFixture, e: ExpectedOutputs): Promise<void> {
+  const out = path.join(path.dirname(a.reportFile), 'sbom.spdx.json');
+  const r = await renderFrom(a, '--sbom', 'spdx', '--out', out);
+  assert.equal(r.status, 1, r.stderr);
+  assertValidSpdx(out);
+  const doc = JSON.parse(await readFile(out, 'utf8'));
+  assert.equal(doc.spdxVersion, 'SPDX-2.3');
+  const libraries: any[] = doc.packages.filter((p: any) => p.primaryPackagePurpose === 'LIBRARY');
+  const spdxKey = (p: any) => `${p.name}@${p.versionInfo ?? ''}`;
+  assert.deepEqual(libraries.map(spdxKey).sort(), [...new Set([...e.installed, ...e.loaded])].sort());
+  for (const p of libraries) {
+    assert.match(p.externalRefs?.[0]?.referenceLocator ?? '', /^pkg:[a-z]+\//, `${spdxKey(p)} purl`);
+    assert.match(p.comment, e.loaded.includes(spdxKey(p)) ? /loaded at run time \(D3\)/ : /never loaded/);
+    if (e.licenses && p.name in e.licenses) assert.equal(p.licenseDeclared, e.licenses[p.name] ?? 'NOASSERTION', `${spdxKey(p)} licenseDeclared`);
+  }
+  const idOf = new Map(libraries.map((p) => [spdxKey(p), p.SPDXID]));
+  for (const [from, to] of e.edges) {
+    assert.ok(
+      doc.relationships.some((rel: any) => rel.spdxElementId === idOf.get(from) && rel.relationshipType === 'DEPENDS_ON' && rel.relatedSpdxElement === idOf.get(to)),
+      `${from} DEPENDS_ON ${to} in the SPDX document`,
+    );
   }
 }
 
@@ -203,4 +241,34 @@ export async function checkFix(a: AuditedFixture, expected: Record<string, strin
   for (const [file, text] of Object.entries(expected)) assert.equal(await readFile(path.join(a.dir, file), 'utf8'), text, `${file} after the fix`);
   assert.deepEqual(result.after.findings.filter(stillOpen), [], 'no phantom, direct hidden or unpinned finding is left open after the fix');
   return result;
+}
+
+/**
+ * Several outputs of one audit at once, as syft's `-o format=file`: both SBOMs and SARIF each to its file and
+ * --format markdown on standard output, each the same as when rendered alone (the SBOMs' serial numbers,
+ * namespaces and times aside, which are new on every rendering).
+ */
+export async function checkSeveralOutputs(a: AuditedFixture): Promise<void> {
+  const dir = path.dirname(a.reportFile);
+  const file = (name: string) => path.join(dir, name);
+  const all = await renderFrom(a, '--sbom', `cyclonedx=${file('all.cdx.json')}`, '--sbom', `spdx=${file('all.spdx.json')}`, '--sarif', file('all.sarif'), '--format', 'markdown');
+  assert.equal(all.status, 1, all.stderr);
+  const alone = await Promise.all([
+    renderFrom(a, '--sbom', 'cyclonedx', '--out', file('alone.cdx.json')),
+    renderFrom(a, '--sbom', 'spdx', '--out', file('alone.spdx.json')),
+    renderFrom(a, '--sarif', '--out', file('alone.sarif')),
+    renderFrom(a, '--format', 'markdown'),
+  ]);
+  assert.equal(all.stdout, alone[3]!.stdout, 'the markdown on standard output');
+  const read = async (name: string) => JSON.parse(await readFile(file(name), 'utf8'));
+  const fresh = (doc: any) => {
+    const { serialNumber, documentNamespace, ...rest } = doc;
+    if (rest.metadata) rest.metadata = { ...rest.metadata, timestamp: undefined };
+    if (rest.creationInfo) rest.creationInfo = { ...rest.creationInfo, created: undefined };
+    return rest;
+  };
+  assert.deepEqual(fresh(await read('all.cdx.json')), fresh(await read('alone.cdx.json')));
+  assert.deepEqual(fresh(await read('all.spdx.json')), fresh(await read('alone.spdx.json')));
+  assert.deepEqual(await read('all.sarif'), await read('alone.sarif'));
+  assertValidSpdx(file('all.spdx.json'));
 }

@@ -22,6 +22,8 @@ const expected: ExpectedOutputs = {
     ['color-convert@2.0.1', 'color-name@1.1.4'],
   ],
   hashes: true,
+  // Each package.json's "license" (left-pad 1.3.0 is WTFPL, the others MIT).
+  licenses: { 'ansi-styles': 'MIT', chalk: 'MIT', 'color-convert': 'MIT', 'color-name': 'MIT', 'has-flag': 'MIT', 'left-pad': 'WTFPL', 'supports-color': 'MIT' },
   findings: [
     { rule: 'phantom-unused', name: 'left-pad', line: '"left-pad": "1.3.0"' },
     // chalk brings ansi-styles, supports-color has-flag; main.js:3 requires supports-color.

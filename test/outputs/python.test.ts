@@ -21,6 +21,8 @@ describe('outputs: Python, requirements.txt', () => {
     manifest: 'requirements.txt',
     installed: ['python-dateutil@2.9.0.post0', 'six@1.17.0', 'tabulate@0.9.0'],
     ...dateutilAndSix,
+    // tabulate and six: `License: MIT` and the MIT classifier; python-dateutil: the Apache and the ambiguous "BSD License" classifiers.
+    licenses: { tabulate: 'MIT', six: 'MIT', 'python-dateutil': null },
     findings: [
       { rule: 'phantom-unused', name: 'tabulate', line: 'tabulate == 0.9.0' },
       // main.py:3 imports six: direct, located at the import.

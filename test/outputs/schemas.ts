@@ -1,11 +1,14 @@
 /**
  * The official schemas, from pinned npm packages: CycloneDX 1.6 (shipped by @cyclonedx/cyclonedx-library, with the
  * SPDX and JSF schemas it refers to) and SARIF 2.1.0 (shipped by @microsoft/jest-sarif), compiled with ajv and its
- * format plugins so that formats (uri, date-time, iri-reference, ...) are checked too.
+ * format plugins so that formats (uri, date-time, iri-reference, ...) are checked too. SPDX 2.3 documents are checked
+ * by the SPDX project's own validator, spdx-tools (PyPI, pinned), installed into a venv the first time it is needed.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
@@ -48,4 +51,34 @@ export function assertValidCycloneDx(doc: unknown): void {
 export function assertValidSarif(doc: unknown): void {
   sarif ??= sarifValidator();
   assert.ok(sarif(doc), `not valid SARIF 2.1.0: ${JSON.stringify(sarif.errors?.slice(0, 5), null, 2)}`);
+}
+
+const SPDX_TOOLS = 'spdx-tools==0.8.3';
+
+/**
+ * The interpreter of a venv with spdx-tools, shared by the test files of this machine: built aside, then renamed into
+ * place (its python finds its site-packages from where it is, so the venv works after the rename).
+ */
+function spdxToolsPython(): string {
+  const dir = path.join(os.tmpdir(), `envproof-test-${SPDX_TOOLS.replace('==', '-')}`);
+  const python = path.join(dir, 'bin', 'python');
+  if (existsSync(python)) return python;
+  const building = mkdtempSync(`${dir}.building-`);
+  const venv = spawnSync('python3', ['-m', 'venv', building], { encoding: 'utf8' });
+  assert.equal(venv.status, 0, venv.stderr);
+  const pip = spawnSync(path.join(building, 'bin', 'python'), ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', SPDX_TOOLS], { encoding: 'utf8', timeout: 600_000 });
+  assert.equal(pip.status, 0, `pip install ${SPDX_TOOLS}: ${pip.stderr}`);
+  try {
+    renameSync(building, dir);
+  } catch {
+    rmSync(building, { recursive: true, force: true }); // another test file got there first
+  }
+  return python;
+}
+
+/** A valid SPDX 2.3 document, as the SPDX project's validator (spdx-tools' pyspdxtools) judges the file. */
+export function assertValidSpdx(file: string): void {
+  const r = spawnSync(spdxToolsPython(), ['-m', 'spdx_tools.spdx.clitools.pyspdxtools', '-i', file], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `pyspdxtools: ${r.stderr}`);
+  assert.doesNotMatch(r.stderr, /invalid|error/i, `not valid SPDX 2.3: ${r.stderr}`);
 }

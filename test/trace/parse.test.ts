@@ -45,6 +45,33 @@ test('relative paths follow chdir; failed calls, signals and other calls are ign
   assert.equal(r.skippedTotal, 0);
 });
 
+test('files are kept per program: a forked child runs the program of its parent until it execs its own', () => {
+  const r = parse(
+    [
+      '10 execve("/bin/sh", ["sh", "-c", "prog && ls"], 0x1 /* 1 var */) = 0',
+      '10 openat(AT_FDCWD</work>, "/lib/libc.so.6", O_RDONLY) = 3</lib/libc.so.6>',
+      '10 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD, child_tidptr=0x1) = 11',
+      '11 openat(AT_FDCWD</work>, "before-exec.txt", O_RDONLY) = 3</work/before-exec.txt>',
+      '11 execve("/work/build/prog", ["prog"], 0x1 /* 1 var */) = 0',
+      '11 openat(AT_FDCWD</work>, "/lib/libz.so.1", O_RDONLY) = 3</lib/libz.so.1>',
+      '11 +++ exited with 0 +++',
+      '10 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD, child_tidptr=0x1) = 12',
+      '12 execve("/usr/bin/ls", ["ls"], 0x1 /* 1 var */) = 0',
+      '12 openat(AT_FDCWD</work>, "/lib/libselinux.so.1", O_RDONLY) = 3</lib/libselinux.so.1>',
+      '12 +++ exited with 0 +++',
+      '10 +++ exited with 0 +++',
+    ].join('\n'),
+  );
+  assert.deepEqual(
+    [...r.byProgram].map(([program, files]) => [program, sorted(files)]),
+    [
+      ['/bin/sh', ['/bin/sh', '/lib/libc.so.6', '/work/before-exec.txt']],
+      ['/work/build/prog', ['/lib/libz.so.1', '/work/build/prog']],
+      ['/usr/bin/ls', ['/lib/libselinux.so.1', '/usr/bin/ls']],
+    ],
+  );
+});
+
 test('unfinished and resumed halves are joined per pid; a lone resumed half is skipped', () => {
   const r = parse(
     [

@@ -17,6 +17,11 @@
  *    for a header, its top directory or stem under `include/` (`/usr/include/openssl/ssl.h` → `openssl`).
  * `id` carries the owning Debian package when there is one; `version` is D2's version of the name (what CMake
  * reported), else the upstream part of Debian's, which stays in `systemVersion` (or the fetched tag).
+ *
+ * A shared library is the project's only when a process running one of the project's programs mapped it: one the
+ * build made (in the project or build tree, fetched content included), or a dependency's (its Debian package is
+ * one a found package claims). `--run "prog x && ls"` maps libselinux into /bin/ls, not into prog: such libraries
+ * are returned apart (`systemTools`), never in D3.
  */
 import path from 'node:path';
 import type { Dependency } from '../../core/types.js';
@@ -142,15 +147,51 @@ function mergeEvidence(into: Record<string, string[]>, from: Record<string, stri
   }
 }
 
-export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditContext, install: InstallResult<CmakeInstallDetails>): Promise<AttributionResult> {
-  const details = install.details;
-  const loaded = [...new Set([...files].map(usrMerged))].filter((f) => {
+function loadedLibraries(files: Iterable<string>): string[] {
+  return [...new Set([...files].map(usrMerged))].filter((f) => {
     const base = path.posix.basename(f);
     return isSharedLibrary(base) && !isRuntimeBase(base);
   });
+}
+
+/** Whether a traced program is the project's (built by it, or a dependency's); '' is what ran before any exec. */
+function isProjectProgram(a: Attribution, program: string): boolean {
+  if (program === '' || isOwnFile(a.ctx, a.details, program) || fetchedName(a.fetchedDirs, program)) return true;
+  const deb = a.owners.get(usrMerged(program));
+  return deb !== undefined && a.claims.candidates(usrMerged(program), deb, new Set()).length > 0;
+}
+
+/**
+ * The libraries the project's programs mapped, and apart, each library only other programs mapped with those
+ * programs. Without per-program files (a tracer that gives none), every library is the project's.
+ */
+function splitByProgram(a: Attribution, loaded: readonly string[], byProgram: ReadonlyMap<string, ReadonlySet<string>> | undefined) {
+  if (!byProgram) return { project: loaded, systemTools: new Map<string, string[]>() };
+  const project = new Set<string>();
+  const others = new Map<string, string[]>();
+  for (const [program, files] of byProgram) {
+    const mine = isProjectProgram(a, program);
+    for (const f of loadedLibraries(files)) {
+      if (mine) project.add(f);
+      else others.set(f, [...(others.get(f) ?? []), program]);
+    }
+  }
+  const systemTools = new Map([...others].filter(([f]) => !project.has(f)));
+  return { project: loaded.filter((f) => project.has(f)), systemTools };
+}
+
+export async function cmakeAttribute(
+  files: ReadonlySet<string>,
+  ctx: AuditContext,
+  install: InstallResult<CmakeInstallDetails>,
+  byProgram?: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<AttributionResult> {
+  const details = install.details;
+  const everyLoaded = loadedLibraries(files);
+  const programs = [...(byProgram?.keys() ?? [])].filter(Boolean).map(usrMerged);
   const model = await readCodemodel(ctx.hostPath(details.buildDir), details.buildDir);
   const compiled = (await buildTimeFiles(ctx.hostPath(details.buildDir), details.buildDir, model)).map((f) => ({ ...f, file: usrMerged(f.file) }));
-  const owners = await debianOwners(ctx.sandbox, [...loaded, ...compiled.map((f) => f.file)], ctx.envDir);
+  const owners = await debianOwners(ctx.sandbox, [...everyLoaded, ...programs, ...compiled.map((f) => f.file)], ctx.envDir);
   const claims = await Claims.create(ctx, details, owners);
   const attribution: Attribution = {
     ctx,
@@ -160,6 +201,7 @@ export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditConte
     fetchedDirs: fetchedDirsOf(details),
     installedVersions: new Map(install.installed.map((d) => [d.name, d.version])),
   };
+  const { project: loaded, systemTools } = splitByProgram(attribution, everyLoaded, byProgram);
 
   // At run time, a library several names could own goes to those the run already proved; at build time, to
   // those the compiling (or linking) target links.
@@ -178,9 +220,20 @@ export async function cmakeAttribute(files: ReadonlySet<string>, ctx: AuditConte
   for (const d of [...traced, ...buildLayer]) if (!combined.has(d.name)) combined.set(d.name, d);
   const evidence = { ...runtime.evidence };
   mergeEvidence(evidence, buildTime.evidence);
+  // One entry per library name: a library is mapped through its soname link and found at its target too.
+  const bySystemToolsByName = new Map<string, TracedDependency & { programs: string[] }>();
+  for (const [file, by] of systemTools) {
+    const name = runtimeLibraryName(path.posix.basename(file));
+    const entry = bySystemToolsByName.get(name) ?? { ...debianDependency(attribution, name, owners.get(file), file), files: [], programs: [] };
+    entry.files!.push(file);
+    entry.programs = [...new Set([...entry.programs, ...by])].sort();
+    bySystemToolsByName.set(name, entry);
+  }
+  const bySystemTools = [...bySystemToolsByName.values()];
   return {
     traced,
     evidence,
+    ...(bySystemTools.length ? { loadedBySystemTools: bySystemTools.sort((x, y) => x.name.localeCompare(y.name)) } : {}),
     alternatives: {
       buildTime: buildLayer,
       combined: [...combined.values()].sort((a, b) => a.name.localeCompare(b.name)),

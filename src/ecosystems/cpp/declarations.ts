@@ -2,10 +2,13 @@
  * From parsed CMake commands to declarations (pure): find_package, FetchContent_Declare (and the legacy
  * self-contained FetchContent_Populate), pkg_check_modules / pkg_search_module, ExternalProject_Add.
  * target_link_libraries items are collected as evidence, not declarations. add_subdirectory/include
- * targets are returned so the caller can follow them.
+ * targets are returned so the caller can follow them: include(<Module>) with the CMAKE_MODULE_PATH in force
+ * where it is written. A declaration in an if() branch that a configure with option() defaults does not take
+ * carries that branch as its `condition` (conditions.ts).
  */
 import type { Dependency, SkippedEntry } from '../../core/types.js';
 import type { CmakeArgument, CommandInvocation } from './lexer.js';
+import { BranchTracker, recordOption, type OptionDefaults } from './conditions.js';
 import { cmakeName } from './names.js';
 import { evaluate, type Variables } from './variables.js';
 
@@ -30,6 +33,23 @@ export interface CmakeDeclaration {
   prefix?: string;
   file: string;
   line: number;
+  /** The if() branch, not taken with option() defaults, that the declaration is in (`if(REDIS_BACKEND)`). */
+  condition?: string;
+}
+
+/** Where a child file is pulled in, and the branch not taken by default it is pulled in under, if any. */
+interface Inclusion {
+  line: number;
+  condition?: string;
+}
+
+/** What a file is read with beyond its variables: option() defaults (shared by all files) and its directories. */
+export interface ReadContext {
+  options: OptionDefaults;
+  /** CMAKE_CURRENT_SOURCE_DIR, CMAKE_CURRENT_LIST_DIR, CMAKE_SOURCE_DIR, ... as absolute paths. */
+  directories: Record<string, string>;
+  /** The branch not taken by default that this whole file is read under (from its includer). */
+  condition?: string;
 }
 
 export interface FileDeclarations {
@@ -37,9 +57,11 @@ export interface FileDeclarations {
   linkItems: Dependency[];
   skipped: SkippedEntry[];
   /** Literal add_subdirectory() arguments, relative to the file's directory. */
-  subdirectories: { dir: string; line: number }[];
+  subdirectories: (Inclusion & { dir: string })[];
   /** Literal include() arguments that name a file rather than a CMake module. */
-  includes: { file: string; line: number }[];
+  includes: (Inclusion & { file: string })[];
+  /** include(<Module>): the module name and the CMAKE_MODULE_PATH entries in force at that line. */
+  modules: (Inclusion & { name: string; searchPath: string[] })[];
   /** Targets the project defines itself (add_library/add_executable), to tell them from external ones. */
   ownTargets: string[];
   /** Names passed to FetchContent_MakeAvailable / FetchContent_Populate. */
@@ -189,19 +211,44 @@ function linkItems(cmd: CommandInvocation, file: string): Dependency[] {
     .map((v) => ({ name: /\$\{|\$<|\$ENV\{/.test(v) ? v : cmakeName(v), id: v, source: `${file}:${cmd.line} target_link_libraries` }));
 }
 
+const MODULE_PATH = 'CMAKE_MODULE_PATH';
+
+/**
+ * set()/list() of CMAKE_MODULE_PATH with the directory variables expanded, as CMake expands them where the
+ * command is written; elsewhere they stay unexpanded, so that declarations never carry this machine's paths.
+ */
+function withDirectories(cmd: CommandInvocation, directories: Record<string, string>): CommandInvocation {
+  const values = cmd.args.map((a) => a.value);
+  const target = cmd.name === 'set' ? values[0] : cmd.name === 'list' ? values[1] : undefined;
+  if (target !== MODULE_PATH) return cmd;
+  const expand = (v: string) => v.replace(/\$\{(\w+)\}/g, (ref, name: string) => directories[name] ?? ref);
+  return { ...cmd, args: cmd.args.map((a) => (a.kind === 'bracket' ? a : { ...a, value: expand(a.value) })) };
+}
+
 /**
  * Extracts what one parsed file declares. `file` is the path shown in sources (relative to the project);
  * `vars` carries literal variables in (from the including file) and out (see variables.ts).
  */
-export function declarationsOf(commands: readonly CommandInvocation[], file: string, vars: Variables = new Map()): FileDeclarations {
+export function declarationsOf(
+  commands: readonly CommandInvocation[],
+  file: string,
+  vars: Variables = new Map(),
+  context: ReadContext = { options: new Map(), directories: {} },
+): FileDeclarations {
   const out: FileDeclarations = {
     declarations: [],
     linkItems: [],
     skipped: [],
     subdirectories: [],
     includes: [],
+    modules: [],
     ownTargets: [],
     madeAvailable: [],
+  };
+  const branches = new BranchTracker(context.options);
+  const condition = () => {
+    const off = branches.offBranch() ?? context.condition;
+    return off ? { condition: off } : {};
   };
   const content = (cmd: CommandInvocation, kind: DeclarationKind) => ({
     kind,
@@ -218,13 +265,17 @@ export function declarationsOf(commands: readonly CommandInvocation[], file: str
   const add = (cmd: CommandInvocation, d: Omit<CmakeDeclaration, 'rawName'> & { rawName?: string }) => {
     const raw = d.rawName ?? '';
     const check = checkName(raw);
-    if (check.ok) out.declarations.push({ ...d, rawName: raw });
+    if (check.ok) out.declarations.push({ ...d, rawName: raw, ...condition() });
     else out.skipped.push({ raw: `${cmd.rawName}(${raw})`, reason: check.reason, source: `${file}:${cmd.line}`, detail: check.detail });
   };
   for (const written of commands) {
-    const cmd = evaluate(written, vars);
+    branches.visit(written);
+    const cmd = evaluate(withDirectories(written, context.directories), vars);
     const first = cmd.args[0]?.value;
     switch (cmd.name) {
+      case 'option':
+        recordOption(cmd, context.options);
+        break;
       case 'find_package':
         add(cmd, findPackage(cmd, file));
         break;
@@ -256,11 +307,12 @@ export function declarationsOf(commands: readonly CommandInvocation[], file: str
         if (first) out.ownTargets.push(first);
         break;
       case 'add_subdirectory':
-        if (first) out.subdirectories.push({ dir: first, line: cmd.line });
+        if (first) out.subdirectories.push({ dir: first, line: cmd.line, ...condition() });
         break;
       case 'include':
-        // include(FetchContent) loads a CMake module; include(cmake/deps.cmake) reads a project file.
-        if (first && (first.includes('/') || first.endsWith('.cmake'))) out.includes.push({ file: first, line: cmd.line });
+        // include(cmake/deps.cmake) reads a file; include(Dependencies) a module, searched for on CMAKE_MODULE_PATH.
+        if (first && (first.includes('/') || first.endsWith('.cmake'))) out.includes.push({ file: first, line: cmd.line, ...condition() });
+        else if (first) out.modules.push({ name: first, line: cmd.line, searchPath: (vars.get(MODULE_PATH) ?? '').split(';').filter(Boolean), ...condition() });
         break;
       default:
         break;

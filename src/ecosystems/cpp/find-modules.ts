@@ -29,7 +29,7 @@ export function libraryNamesOf(text: string, file: string): string[] {
 }
 
 /** CMake's root directory (CMAKE_ROOT), asked of the cmake on the PATH. */
-async function cmakeRoot(): Promise<string | undefined> {
+export async function cmakeRoot(): Promise<string | undefined> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'envproof-cmake-'));
   try {
     await writeFile(path.join(dir, 'root.cmake'), 'message("${CMAKE_ROOT}")\n');

@@ -79,7 +79,7 @@ export const cppEcosystem: EcosystemModule<CmakeInstallDetails> = {
     return { argv: ['/bin/sh', '-c', command], display: command, reason: '--run', env: runEnv(install) };
   },
 
-  attribute: (files, ctx, install) => cmakeAttribute(files, ctx, install),
+  attribute: (files, ctx, install, byProgram) => cmakeAttribute(files, ctx, install, byProgram),
 
   /** find_package(... EXACT), a pkg-config `=` constraint, or fetched content at a tag or versioned URL. */
   isPinned: (dep) =>

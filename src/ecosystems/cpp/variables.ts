@@ -1,6 +1,6 @@
 /**
  * A deliberately small part of CMake's variable semantics, enough for declarations written as
- * `set(JSON_VERSION 3.11.2)` … `GIT_TAG v${JSON_VERSION}`: literal set()/project() in file order, no
+ * `set(JSON_VERSION 3.11.2)` … `GIT_TAG v${JSON_VERSION}`: literal set()/list(APPEND|PREPEND)/project() in file order, no
  * control flow (both branches of an if() are read), no functions, no cache or environment. References
  * it cannot resolve stay as written, and the caller skips names that still contain them.
  */
@@ -22,13 +22,17 @@ function expandArgument(arg: CmakeArgument, vars: Variables): CmakeArgument[] {
   return [{ ...arg, value }];
 }
 
-/** The command with its arguments expanded; set()/project() update `vars` as a side effect. */
+/** The command with its arguments expanded; set()/list()/project() update `vars` as a side effect. */
 export function evaluate(cmd: CommandInvocation, vars: Variables): CommandInvocation {
   const args = cmd.args.flatMap((a) => expandArgument(a, vars));
   const values = args.map((a) => a.value);
   if (cmd.name === 'set' && values[0]) {
     const cacheAt = values.indexOf('CACHE');
     if (!values.includes('PARENT_SCOPE')) vars.set(values[0], (cacheAt > 0 ? values.slice(1, Math.min(cacheAt, 2)) : values.slice(1)).join(';'));
+  } else if (cmd.name === 'list' && (values[0] === 'APPEND' || values[0] === 'PREPEND') && values[1]) {
+    const items = values.slice(2);
+    const current = vars.get(values[1])?.split(';').filter(Boolean) ?? [];
+    vars.set(values[1], (values[0] === 'APPEND' ? [...current, ...items] : [...items, ...current]).join(';'));
   } else if (cmd.name === 'project' && values[0]) {
     vars.set('PROJECT_NAME', values[0]);
     if (!vars.has('CMAKE_PROJECT_NAME')) vars.set('CMAKE_PROJECT_NAME', values[0]);

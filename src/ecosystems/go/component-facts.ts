@@ -9,6 +9,8 @@ import type { Dependency } from '../../core/types.js';
 import { debianPurl } from '../cpp/dpkg.js';
 import { componentKey, type ComponentFact, type ComponentFacts, type PurlParts } from '../outputs.js';
 import type { AttributionResult, AuditContext, InstallResult, TracedDependency } from '../types.js';
+import { licenseOfText } from '../licenses.js';
+import { goDirs } from './go-env.js';
 import { moduleGraph, type ModuleGraph } from './graph.js';
 import { GO_SUM, readGoSum, type ModuleSums } from './gosum.js';
 import { listModules } from './install.js';
@@ -41,6 +43,7 @@ export function moduleFacts(
   graph: ModuleGraph,
   sumText: string | undefined,
   libraries: readonly TracedDependency[] = [],
+  licenses: ReadonlyMap<string, string> = new Map(),
 ): ComponentFacts {
   const sums = readGoSum(sumText ?? '');
   const byPath = new Map(modules.map((m) => [m.Path, m] as const));
@@ -63,6 +66,7 @@ export function moduleFacts(
       purl: golangPurl(used.Path, used.Version),
       hashes: [],
       ...(Object.keys(properties).length ? { properties, hashSource: 'go.sum (h1: dirhash, as properties)' } : {}),
+      ...(licenses.has(`${used.Path}@${used.Version}`) ? { license: licenses.get(`${used.Path}@${used.Version}`)! } : {}),
       dependsOn: [...new Set(dependsOn)],
     });
   }
@@ -76,7 +80,28 @@ export function moduleFacts(
   return { components, notes };
 }
 
+const LICENSE_FILES = ['LICENSE', 'LICENSE.txt', 'LICENSE.md', 'COPYING'];
+
+/** Each downloaded module's license, from its LICENSE file in the audit's module cache (`path@version` → SPDX id). */
+async function moduleLicenses(ctx: AuditContext, modules: readonly GoModule[]): Promise<Map<string, string>> {
+  const cache = goDirs(ctx.envDir).modcache;
+  const licenses = new Map<string, string>();
+  for (const m of modules.map((m) => m.Replace ?? m)) {
+    // Only the module cache: a directory replacement may be anywhere.
+    if (!m.Dir || !m.Version || !m.Dir.startsWith(`${cache}/`)) continue;
+    const host = ctx.hostPath(m.Dir);
+    for (const name of LICENSE_FILES) {
+      const text = await readProjectFileIfExists(host, name);
+      if (text === undefined) continue;
+      const id = licenseOfText(text);
+      if (id) licenses.set(`${m.Path}@${m.Version}`, id);
+      break;
+    }
+  }
+  return licenses;
+}
+
 export async function goComponentFacts(ctx: AuditContext, install: InstallResult, attribution: AttributionResult): Promise<ComponentFacts> {
   const [modules, graph, sumText] = await Promise.all([listModules(ctx), moduleGraph(ctx), readProjectFileIfExists(ctx.host.projectDir, GO_SUM)]);
-  return moduleFacts(install.installed, modules, graph, sumText, attribution.alternatives?.sharedLibraries);
+  return moduleFacts(install.installed, modules, graph, sumText, attribution.alternatives?.sharedLibraries, await moduleLicenses(ctx, modules));
 }

@@ -12,6 +12,8 @@ export interface GoModule {
   Replace?: GoModule;
   Main?: boolean;
   Indirect?: boolean;
+  /** Where its files are (inside the sandbox), when downloaded. */
+  Dir?: string;
 }
 
 /** The JSON objects of a stream such as `go list -json` prints (one after another, not an array). */

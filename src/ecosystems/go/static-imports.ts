@@ -3,12 +3,14 @@
  * build constraints included: they are code paths too), each import path owned by the module of the build list or
  * of go.mod whose path is its longest prefix, as the go command resolves it. The standard library and the
  * project's own modules own none. Directories the go command ignores (vendor, testdata, `.x`, `_x`) are skipped.
+ * A module imported only in files the build's constraints excluded (constraints.ts) is reported as such.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { StaticImports } from '../outputs.js';
 import { lineNumber } from '../text-edits.js';
 import type { AuditContext, InstallResult } from '../types.js';
+import { excludedFiles, type ExcludedFiles } from './constraints.js';
 import { readGoMod } from './declared.js';
 import { readProjectFile } from '../../core/safe-read.js';
 
@@ -85,27 +87,35 @@ export function owningModule(importPath: string, modules: readonly string[]): st
   return modules.filter((m) => importPath === m || importPath.startsWith(`${m}/`)).sort((a, b) => b.length - a.length)[0];
 }
 
-export async function scanGoImports(projectDir: string, modules: readonly string[], own: ReadonlySet<string>): Promise<StaticImports> {
+export async function scanGoImports(projectDir: string, modules: readonly string[], own: ReadonlySet<string>, excluded?: ExcludedFiles): Promise<StaticImports> {
   const imports: Record<string, string[]> = {};
+  const constraints: Record<string, string[]> = {};
+  const usedBuild = new Set<string>();
   const known = [...new Set([...modules, ...own])];
   for (const file of await goFiles(projectDir)) {
     const text = await readProjectFile(projectDir, file, 'utf8');
     for (const imp of goImports(text)) {
       const module = owningModule(imp.path, known);
-      if (module && !own.has(module)) (imports[module] ??= []).push(`${file}:${lineNumber(text, imp.offset)}`);
+      if (!module || own.has(module)) continue;
+      (imports[module] ??= []).push(`${file}:${lineNumber(text, imp.offset)}`);
+      const constraint = excluded?.files.get(file);
+      if (constraint === undefined) usedBuild.add(module);
+      else if (!constraints[module]?.includes(constraint)) (constraints[module] ??= []).push(constraint);
     }
   }
-  return {
-    imports,
-    method: 'the import declarations of every .go file, owned by the longest module path of the build list or go.mod',
-    unlistedAdvice: 'go.mod must list every module of the build (go mod tidy adds it, // indirect): declare it (envproof fix)',
-    notes: [],
-  };
+  const method = 'the import declarations of every .go file, owned by the longest module path of the build list or go.mod';
+  const unlistedAdvice = 'go.mod must list every module of the build (go mod tidy adds it, // indirect): declare it (envproof fix)';
+  const onlyConstrained = Object.entries(constraints).filter(([m]) => !usedBuild.has(m));
+  if (!excluded || !onlyConstrained.length) return { imports, method, unlistedAdvice, notes: [] };
+  return { imports, method, unlistedAdvice, constrained: { context: excluded.context, imports: Object.fromEntries(onlyConstrained) }, notes: [] };
 }
 
 export async function goStaticImports(ctx: AuditContext, install: InstallResult): Promise<StaticImports> {
   const dir = ctx.host.projectDir;
   const mod = await readGoMod(dir);
   const own = new Set([mod.module, ...(install.own ?? [])]);
-  return scanGoImports(dir, [...install.installed.map((d) => d.name), ...mod.require.map((r) => r.path)], own);
+  const excluded = await excludedFiles(ctx);
+  const notes = excluded ? [] : ['go list could not tell which files the build constraints exclude: imports behind them count as any other'];
+  const found = await scanGoImports(dir, [...install.installed.map((d) => d.name), ...mod.require.map((r) => r.path)], own, excluded);
+  return { ...found, notes: [...found.notes, ...notes] };
 }

@@ -3,6 +3,10 @@
  * its tarball) from npm's lockfile of node_modules (`node_modules/.package-lock.json`, which npm writes on every
  * install), and the dependency graph of `npm ls --all`.
  */
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { readIfExists } from '../../core/fs.js';
+import { spdxExpression } from '../licenses.js';
 import { componentKey, type ComponentFact, type ComponentFacts, type ComponentHash, type HashAlgorithm } from '../outputs.js';
 import type { AuditContext, InstallResult } from '../types.js';
 import { walk, type NpmInstallDetails, type NpmTreeNode } from './npm-tree.js';
@@ -25,7 +29,7 @@ function npmPurl(node: NpmTreeNode): ComponentFact['purl'] {
   return { type: 'npm', ...(scoped ? { namespace: scoped[1]!, name: scoped[2]! } : { name: real }), ...(node.version ? { version: node.version } : {}) };
 }
 
-export function npmFacts(root: NpmTreeNode, lock: Record<string, { integrity?: string }>): ComponentFacts {
+export function npmFacts(root: NpmTreeNode, lock: Record<string, { integrity?: string }>, licenses: ReadonlyMap<string, string> = new Map()): ComponentFacts {
   const byKey = new Map<string, ComponentFact>();
   const key = (n: NpmTreeNode) => componentKey({ name: n.name, ...(n.version ? { version: n.version } : {}) });
   for (const node of walk(root)) {
@@ -35,6 +39,8 @@ export function npmFacts(root: NpmTreeNode, lock: Record<string, { integrity?: s
       fact.hashes = integrityHashes(lock[node.path]?.integrity);
       if (fact.hashes.length) fact.hashSource = 'npm lockfile integrity';
     }
+    const license = node.path ? licenses.get(node.path) : undefined;
+    if (license && !fact.license) fact.license = license;
     for (const child of node.dependencies) if (!child.missing && child.version && !fact.dependsOn.includes(key(child))) fact.dependsOn.push(key(child));
     byKey.set(key(node), fact);
   }
@@ -47,9 +53,30 @@ export function npmFacts(root: NpmTreeNode, lock: Record<string, { integrity?: s
   };
 }
 
+/** Each installed package's `license` from its own package.json, by its path under the project. */
+async function installedLicenses(projectDir: string, nodes: Iterable<NpmTreeNode>): Promise<Map<string, string>> {
+  const licenses = new Map<string, string>();
+  const root = await realpath(projectDir);
+  for (const node of nodes) {
+    if (!node.path || path.isAbsolute(node.path) || node.path.split('/').includes('..')) continue;
+    // A linked package (a workspace, a file: dependency) may lead out of the project: not read.
+    const file = await realpath(path.join(projectDir, node.path, 'package.json')).catch(() => undefined);
+    if (!file?.startsWith(root + path.sep)) continue;
+    let declared: unknown;
+    try {
+      declared = (JSON.parse((await readIfExists(file)) ?? '{}') as { license?: unknown }).license;
+    } catch {
+      continue; // a package.json that is not JSON declares nothing
+    }
+    const license = typeof declared === 'string' ? spdxExpression(declared) : undefined;
+    if (license) licenses.set(node.path, license);
+  }
+  return licenses;
+}
+
 export async function npmComponentFacts(ctx: AuditContext, install: InstallResult<NpmInstallDetails>): Promise<ComponentFacts> {
   const root = install.details.tree;
   const text = await readProjectFileIfExists(ctx.host.projectDir, 'node_modules/.package-lock.json');
   const lock = text ? ((JSON.parse(text) as { packages?: Record<string, { integrity?: string }> }).packages ?? {}) : {};
-  return npmFacts(root, lock);
+  return npmFacts(root, lock, await installedLicenses(ctx.host.projectDir, walk(root)));
 }

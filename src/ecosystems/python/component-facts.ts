@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { pep503 } from '../../core/names.js';
 import type { Dependency } from '../../core/types.js';
+import { pythonLicense } from '../licenses.js';
 import { componentKey, type ComponentFact, type ComponentFacts, type ComponentHash, type HashAlgorithm } from '../outputs.js';
 import type { AuditContext } from '../types.js';
 import { DEFAULT_MARKER_ENV, evaluateMarker, type MarkerEnvironment } from './markers.js';
@@ -22,7 +23,7 @@ interface ReportItem {
   download_info?: { url?: string; archive_info?: { hash?: string; hashes?: Record<string, string> } };
   requested?: boolean;
   requested_extras?: string[];
-  metadata?: { name?: string; version?: string; requires_dist?: string[] };
+  metadata?: { name?: string; version?: string; requires_dist?: string[]; license_expression?: string; license?: string; classifier?: string[] };
 }
 
 const ALGORITHMS: Record<string, HashAlgorithm> = { md5: 'MD5', sha1: 'SHA-1', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
@@ -101,7 +102,8 @@ export function pythonFactsFromReport(reportText: string | undefined, installed:
     const dependsOn = item
       ? [...new Set(edgesOf(item).filter((e) => applies(e, env, extras.get(d.name)!) && installedNames.has(e.to)).map((e) => componentKey(installedNames.get(e.to)!)))]
       : [];
-    return { name: d.name, ...(d.version ? { version: d.version } : {}), purl: { type: 'pypi', name: d.name, ...(d.version ? { version: d.version } : {}) }, hashes, ...(hashes.length ? { hashSource: 'pip install report (archive hash)' } : {}), dependsOn };
+    const license = item?.metadata ? pythonLicense(item.metadata) : undefined;
+    return { name: d.name, ...(d.version ? { version: d.version } : {}), purl: { type: 'pypi', name: d.name, ...(d.version ? { version: d.version } : {}) }, hashes, ...(hashes.length ? { hashSource: 'pip install report (archive hash)' } : {}), ...(license ? { license } : {}), dependsOn };
   });
   const unhashed = components.filter((c) => c.hashes.length === 0).map((c) => c.name);
   if (reportText !== undefined && unhashed.length) notes.push(`pip reported no archive hash for ${unhashed.join(', ')}`);

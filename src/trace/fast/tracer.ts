@@ -9,7 +9,7 @@ import type { ExecResult, Sandbox } from '../../sandbox/types.js';
 import { placeGate } from '../gate.js';
 import { programOutcome, startFailure } from '../outcome.js';
 import { STRAGGLER_CHECK_MS } from '../reap.js';
-import { withSymlinkTargets } from '../symlinks.js';
+import { programFiles, withSymlinkTargets } from '../symlinks.js';
 import type { Tracer } from '../types.js';
 import { FastTraceCollector } from './collect.js';
 import { sharedDaemon, type FastTraceDaemon } from './daemon.js';
@@ -22,11 +22,11 @@ export class IncompleteTraceError extends Error {
   }
 }
 
-type ReadTrace = { seen: ReturnType<FastTraceCollector['result']>; files: Set<string> };
+type ReadTrace = { seen: ReturnType<FastTraceCollector['result']>; files: Set<string>; byProgram: Map<string, Set<string>> };
 
 function readTrace(collector: FastTraceCollector, sandbox: Sandbox): ReadTrace {
   const seen = collector.result();
-  return { seen, files: withSymlinkTargets(seen.files, (p) => sandbox.toHost(p)) };
+  return { seen, files: withSymlinkTargets(seen.files, (p) => sandbox.toHost(p)), byProgram: programFiles(seen.byProgram, (p) => sandbox.toHost(p)) };
 }
 
 /** The fast tracer served by `daemon` (by default the one this process shares). */
@@ -63,7 +63,7 @@ export function fastTracer(daemon: () => Promise<FastTraceDaemon> = sharedDaemon
     } finally {
       void gate.remove(); // not awaited: nothing depends on it, and the work directory goes in the end
     }
-    const { seen, files } = await trace;
+    const { seen, files, byProgram } = await trace;
     if (!seen.gateRan) {
       if (run.spawnError) throw new EnvproofError(`the ${sandbox.backend} sandbox could not be started: ${run.spawnError}`);
       throw new EnvproofError(`the ${sandbox.backend} sandbox did not start the traced program`, undefined, tail(run.stderr));
@@ -73,6 +73,7 @@ export function fastTracer(daemon: () => Promise<FastTraceDaemon> = sharedDaemon
       run: programOutcome(run, { started: seen.programStarted, end: seen.rootEnd }, () => startFailure(run.stderr, 'envproof-gate: ')),
       files,
       execs: seen.execs,
+      byProgram,
       tracer: 'fast',
       notes: [],
     };

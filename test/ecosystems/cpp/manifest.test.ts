@@ -1,9 +1,12 @@
 // tier: quick
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { EnvproofError } from '../../../src/core/errors.js';
+import { runProcess } from '../../../src/core/process.js';
 import { parseCmake } from '../../../src/ecosystems/cpp/lexer.js';
 import { extractCmakeDeclared } from '../../../src/ecosystems/cpp/manifest.js';
 import { cmakeName, runtimeLibraryName } from '../../../src/ecosystems/cpp/names.js';
@@ -95,6 +98,39 @@ describe('extractCmakeDeclared', () => {
         ['include(cmake/deps.cmake)', 'include-cycle'],
       ],
     );
+  });
+
+  // Laid out as ccache's cmake/Dependencies.cmake: find_package calls reached only by include(<Module>) through
+  // CMAKE_MODULE_PATH, some of them under options that are off by default.
+  it('follows include(<Module>) through CMAKE_MODULE_PATH and reports find_package under an option off by default as conditional', async () => {
+    const dir = path.join(FIXTURES, 'module-path');
+    const r = await extractCmakeDeclared(dir);
+    const declared = r.declared.map((d) => d.name).sort();
+    assert.deepEqual(declared, ['blake3', 'doctest', 'fmt', 'threads', 'tlexpected', 'xxhash', 'zlib', 'zstd']);
+    assert.deepEqual(r.other.conditional?.map((d) => [d.name, d.source]), [
+      ['cpphttplib', 'cmake/Dependencies.cmake:6'],
+      ['hiredis', 'cmake/Dependencies.cmake:12'],
+      ['openssl', 'cmake/RedisHelpers.cmake:3'],
+    ]);
+    assert.ok(r.notes.some((n) => n.includes('find_package(Hiredis 0.13.3 REQUIRED) at cmake/Dependencies.cmake:12 is under if(REDIS_STORAGE_BACKEND)')), r.notes.join('\n'));
+    // CMake's own modules (CheckIncludeFile, GNUInstallDirs, FindPackageHandleStandardArgs) are neither read nor skipped.
+    assert.deepEqual(r.skipped.map((s) => [s.raw, s.reason, s.source]), [
+      ['include(NoSuchModule)', 'include-missing', 'CMakeLists.txt:16'],
+      ['include(${EXTRA_MODULE})', 'unresolved-property', 'CMakeLists.txt:17'],
+    ]);
+
+    // Checked against CMake itself: a configure with find_package overridden to record its calls makes exactly the
+    // declared ones, except Blake3 under if(MSVC), which envproof does not evaluate and reads as taken.
+    const build = await mkdtemp(path.join(os.tmpdir(), 'envproof-modpath-'));
+    try {
+      const recorder = path.join(build, 'record.cmake');
+      await writeFile(recorder, 'function(find_package name)\n  file(APPEND "${CMAKE_BINARY_DIR}/found.txt" "${name}\\n")\nendfunction()\n');
+      await runProcess(['cmake', '-S', dir, '-B', path.join(build, 'b'), `-DCMAKE_PROJECT_INCLUDE_BEFORE=${recorder}`], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 60_000 });
+      const called = (await readFile(path.join(build, 'b', 'found.txt'), 'utf8')).split('\n').filter(Boolean).map(cmakeName).sort();
+      assert.deepEqual(called, declared.filter((n) => n !== 'blake3'));
+    } finally {
+      await rm(build, { recursive: true, force: true });
+    }
   });
 
   it('refuses a CMakeLists.txt with unbalanced parentheses, naming the line', async () => {

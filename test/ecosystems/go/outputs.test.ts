@@ -15,6 +15,7 @@ import { extractGoDeclared } from '../../../src/ecosystems/go/declared.js';
 import { parseModuleGraph } from '../../../src/ecosystems/go/graph.js';
 import { pruneGoSum, readGoSum } from '../../../src/ecosystems/go/gosum.js';
 import { goManifestEditor } from '../../../src/ecosystems/go/manifest-edit.js';
+import { fileConstraint } from '../../../src/ecosystems/go/constraints.js';
 import { goImports, owningModule } from '../../../src/ecosystems/go/static-imports.js';
 import type { ManifestEdit } from '../../../src/ecosystems/outputs.js';
 
@@ -192,5 +193,17 @@ describe('Go import declarations', () => {
     assert.equal(owningModule('example.com/a/sub', modules), 'example.com/a');
     assert.equal(owningModule('example.com/abc', modules), undefined);
     assert.equal(owningModule('fmt', modules), undefined);
+  });
+});
+
+describe('build constraints of a file', () => {
+  it('its //go:build line (else legacy +build lines) and its GOOS/GOARCH name suffix', () => {
+    assert.equal(fileConstraint('tcell.go', '// Copyright\n//go:build tcell\n\npackage term\n'), 'tcell');
+    assert.equal(fileConstraint('open_windows.go', 'package term\n'), 'windows');
+    assert.equal(fileConstraint('sys_linux_arm64.go', 'package term\n'), 'linux && arm64');
+    assert.equal(fileConstraint('x_amd64_test.go', 'package term\n'), 'amd64');
+    assert.equal(fileConstraint('cgo_darwin.go', '// +build cgo\n\npackage term\n'), 'cgo && darwin');
+    // After the package clause a //go:build line is no constraint; `_bar` is no platform.
+    assert.equal(fileConstraint('foo_bar.go', 'package term\n//go:build tcell\n'), 'a build constraint');
   });
 });

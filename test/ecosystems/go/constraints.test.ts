@@ -1,0 +1,44 @@
+/**
+ * Go imports behind build constraints, on a real audit of the constraints fixture: main.go imports go-cmp (linked,
+ * so loaded); internal/term/tcell.go (`//go:build tcell`) alone imports google/uuid and open_windows.go alone
+ * imports pkg/errors, so a default linux build never compiles them. Known from the go command: `go list -f
+ * '{{.IgnoredGoFiles}}' ./internal/term` gives [open_windows.go tcell.go] on linux/amd64 without -tags.
+ */
+import assert from 'node:assert/strict';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCliAsync } from '../../helpers/cli.js';
+import { FIXTURES } from './helpers.js';
+
+let root: string;
+let report: any;
+let text: string;
+before(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'envproof-go-constraints-'));
+  const dir = path.join(root, 'constraints');
+  await cp(path.join(FIXTURES, 'constraints'), dir, { recursive: true });
+  const r = await runCliAsync(['audit', dir, '--json', '--out', path.join(root, 'report.json'), '--sandbox', 'host', '-q']);
+  assert.equal(r.status, 1, r.stderr);
+  report = JSON.parse(await readFile(path.join(root, 'report.json'), 'utf8'));
+  text = (await runCliAsync(['audit', '--from', path.join(root, 'report.json')])).stdout;
+});
+after(() => rm(root, { recursive: true, force: true }));
+
+describe('Go imports behind build constraints', () => {
+  it('a module imported only in files the build excluded is said to be so, with their constraints', () => {
+    const phantom = (name: string) => report.findings.find((f: any) => f.kind === 'phantom' && f.name === name);
+    assert.deepEqual(report.layers.traced.map((d: any) => d.name), ['github.com/google/go-cmp']);
+    const uuid = phantom('github.com/google/uuid');
+    assert.equal(uuid.phantom, 'not-traced');
+    assert.deepEqual(uuid.buildConstraints, ['tcell']);
+    assert.deepEqual(uuid.importedAt, ['internal/term/tcell.go:5']);
+    assert.match(uuid.advice, /^imported only under build constraints the build did not use \(tags: tcell\), at internal\/term\/tcell\.go:5; the build was linux\/amd64, no -tags/);
+    assert.doesNotMatch(uuid.advice, /path the traced run did not take/);
+    const errors = phantom('github.com/pkg/errors');
+    assert.deepEqual(errors.buildConstraints, ['windows']);
+    assert.deepEqual(errors.importedAt, ['internal/term/open_windows.go:3']);
+    assert.match(text, /imported only under build constraints the build did not use: github\.com\/google\/uuid \(tags: tcell\), github\.com\/pkg\/errors \(tags: windows\)/);
+  });
+});
