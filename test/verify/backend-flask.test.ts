@@ -102,6 +102,21 @@ for (const v of VARIANTS) {
   });
 }
 
+test('a server that rejects duplicate tags scores the same on the contract suite with and without a collection', async () => {
+  // Every article inserts its tags anew: a tag name used before violates the unique constraint (a 500).
+  const edits = [{ file: 'conduit/repositories/articles.py', from: '    found = {t.name: t for t in session.scalars(select(Tag).where(Tag.name.in_(names)))}\n', to: '    found = {}\n' }];
+  const alone = await evaluate(referenceServer('flask-sqlalchemy', 'sqlite', edits));
+  const after = await evaluate(referenceServer('flask-sqlalchemy', 'sqlite', edits), { collection: true });
+  // Within the suite the second user's article reuses the first article's tag "dragons-…": its creation fails,
+  // and with it the feed that should show it. Nothing else fails, collection or not.
+  for (const e of [alone, after]) assert.equal(e.startup.started, true, `${e.startup.started ? '' : e.startup.reason}\n${e.serverLog.slice(-2000)}`);
+  const expected = ['create-celeb-article.status', 'feed.followed', 'feed.not-own', 'feed.schema', 'feed.status'];
+  assert.deepEqual(failed(alone), expected);
+  assert.deepEqual(failed(after), expected);
+  assert.equal(after.contract?.passed, alone.contract?.passed);
+  assert.ok(after.postman!.passed > 0, 'the collection ran');
+});
+
 test('a variant with an upward import behaves perfectly but violates the architecture: A% strict 0, lenient 100', async () => {
   const edits = [{ file: 'conduit/repositories/comments.py', from: 'from conduit.models import Comment\n', to: 'from conduit.models import Comment\nfrom conduit.routes.common import optional_user  # noqa: F401\n' }];
   const e = await evaluate(referenceServer('flask-sqlalchemy', 'sqlite', edits), { constraints: L3_SQLITE });

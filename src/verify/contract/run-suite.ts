@@ -47,6 +47,7 @@ function newContext(): SuiteContext {
     vars: {},
     user: { username: `envproof_${tag}`, email: `envproof_${tag}@example.test`, password },
     celeb: { username: `celeb_envproof_${tag}`, email: `celeb_envproof_${tag}@example.test`, password },
+    suffix: tag,
   };
 }
 

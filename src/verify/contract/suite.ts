@@ -11,11 +11,17 @@
 
 export type AssertionKind = 'status' | 'schema' | 'value' | 'state';
 
-/** What the sequence has learnt so far (tokens, slugs, ids) and the run's unique names. */
+/**
+ * What the sequence has learnt so far (tokens, slugs, ids) and the run's unique names: users, article titles
+ * and tags carry a random suffix, so that nothing another suite created (a Postman collection's article, its
+ * tags) can collide with what this run creates.
+ */
 export interface SuiteContext {
   vars: Record<string, string | number | undefined>;
   user: { username: string; email: string; password: string };
   celeb: { username: string; email: string; password: string };
+  /** The run's suffix, e.g. `3f9a0c1d`. */
+  suffix: string;
 }
 
 export interface Response {
@@ -91,8 +97,10 @@ function value(id: string, description: string, kind: AssertionKind, test: (json
 const slugsOf = (json: any): string[] => (json.articles as { slug: string }[]).map((a) => a.slug);
 const articleIn = (json: any, slug: unknown) => (json.articles as { slug: string; favoritesCount: number }[]).find((a) => a.slug === slug);
 
-const ARTICLE_A = { title: 'How to train your dragon', description: 'Ever wonder how?', body: 'You have to believe', tagList: ['dragons', 'training'] };
-const ARTICLE_B = { title: 'Dragon feeding schedules', description: 'Twice a day', body: 'Mostly fish', tagList: ['dragons'] };
+const tagsOf = (c: SuiteContext) => ({ dragons: `dragons-${c.suffix}`, training: `training-${c.suffix}` });
+const ARTICLE_BODY = 'You have to believe';
+const articleA = (c: SuiteContext) => ({ title: `How to train your dragon ${c.suffix}`, description: 'Ever wonder how?', body: ARTICLE_BODY, tagList: [tagsOf(c).dragons, tagsOf(c).training] });
+const articleB = (c: SuiteContext) => ({ title: `Dragon feeding schedules ${c.suffix}`, description: 'Twice a day', body: 'Mostly fish', tagList: [tagsOf(c).dragons] });
 const UPDATED_BODY = 'With two hands';
 const BIO = 'I work at a dragon school';
 const COMMENT = 'Thank you so much!';
@@ -207,14 +215,14 @@ export const CONDUIT_SUITE: readonly StepSpec[] = [
     operation: 'CreateArticle',
     needs: ['token'],
     auth: 'token',
-    body: () => ({ article: ARTICLE_A }),
+    body: (c) => ({ article: articleA(c) }),
     expect: 201,
     assertions: [
       status(201),
       schema,
-      value('title', 'article.title is the given title', 'value', (j) => j.article.title === ARTICLE_A.title, (j) => j.article?.title),
+      value('title', 'article.title is the given title', 'value', (j, c) => j.article.title === articleA(c).title, (j) => j.article?.title),
       value('slug', 'article.slug is a non-empty string', 'value', (j) => typeof j.article.slug === 'string' && j.article.slug.length > 0, (j) => j.article?.slug),
-      value('tags', 'article.tagList holds the given tags', 'value', (j) => [...j.article.tagList].sort().join() === [...ARTICLE_A.tagList].sort().join(), (j) => j.article?.tagList),
+      value('tags', 'article.tagList holds the given tags', 'value', (j, c) => [...j.article.tagList].sort().join() === [...articleA(c).tagList].sort().join(), (j) => j.article?.tagList),
       value('not-favorited', 'article.favorited is false', 'value', (j) => j.article.favorited === false, (j) => j.article?.favorited),
       value('no-favorites', 'article.favoritesCount is 0', 'value', (j) => j.article.favoritesCount === 0, (j) => j.article?.favoritesCount),
       value('author', 'article.author.username is the user', 'value', (j, c) => j.article.author.username === c.user.username, (j) => j.article?.author?.username),
@@ -223,7 +231,7 @@ export const CONDUIT_SUITE: readonly StepSpec[] = [
       c.vars.slug = r.json?.article?.slug;
     },
   },
-  { id: 'create-article-anonymous', operation: 'CreateArticle', body: () => ({ article: ARTICLE_B }), expect: 401, assertions: [status(401)] },
+  { id: 'create-article-anonymous', operation: 'CreateArticle', body: (c) => ({ article: articleB(c) }), expect: 401, assertions: [status(401)] },
   {
     id: 'get-article',
     operation: 'GetArticle',
@@ -234,7 +242,7 @@ export const CONDUIT_SUITE: readonly StepSpec[] = [
       status(200),
       schema,
       value('slug', 'article.slug is the requested slug', 'value', (j, c) => j.article.slug === c.vars.slug, (j) => j.article?.slug),
-      value('body', 'article.body is the created body', 'state', (j) => j.article.body === ARTICLE_A.body, (j) => j.article?.body),
+      value('body', 'article.body is the created body', 'state', (j) => j.article.body === ARTICLE_BODY, (j) => j.article?.body),
     ],
   },
   {
@@ -249,7 +257,7 @@ export const CONDUIT_SUITE: readonly StepSpec[] = [
       status(200),
       schema,
       value('body', 'article.body is the new body', 'value', (j) => j.article.body === UPDATED_BODY, (j) => j.article?.body),
-      value('title', 'article.title is unchanged', 'value', (j) => j.article.title === ARTICLE_A.title, (j) => j.article?.title),
+      value('title', 'article.title is unchanged', 'value', (j, c) => j.article.title === articleA(c).title, (j) => j.article?.title),
     ],
     learn: (r, c) => {
       c.vars.slug = r.json?.article?.slug ?? c.vars.slug;
@@ -289,7 +297,7 @@ export const CONDUIT_SUITE: readonly StepSpec[] = [
     id: 'list-by-tag',
     operation: 'GetArticles',
     needs: ['slug'],
-    query: () => ({ tag: 'training' }),
+    query: (c) => ({ tag: tagsOf(c).training }),
     expect: 200,
     assertions: [status(200), schema, value('contains', 'the article is listed under its tag', 'value', (j, c) => slugsOf(j).includes(String(c.vars.slug)), (j) => slugsOf(j))],
   },
@@ -305,7 +313,7 @@ export const CONDUIT_SUITE: readonly StepSpec[] = [
     operation: 'CreateArticle',
     needs: ['celebToken'],
     auth: 'celebToken',
-    body: () => ({ article: ARTICLE_B }),
+    body: (c) => ({ article: articleB(c) }),
     expect: 201,
     assertions: [status(201)],
     learn: (r, c) => {
@@ -438,7 +446,7 @@ export const CONDUIT_SUITE: readonly StepSpec[] = [
     id: 'tags',
     operation: 'GetTags',
     expect: 200,
-    assertions: [status(200), schema, value('contains', 'the tags of the articles are listed', 'state', (j) => j.tags.includes('dragons') && j.tags.includes('training'), (j) => j.tags)],
+    assertions: [status(200), schema, value('contains', 'the tags of the articles are listed', 'state', (j, c) => j.tags.includes(tagsOf(c).dragons) && j.tags.includes(tagsOf(c).training), (j) => j.tags)],
   },
   ...followSteps(false),
   {
@@ -464,6 +472,17 @@ export const CONDUIT_SUITE: readonly StepSpec[] = [
     query: (c) => ({ author: c.user.username }),
     expect: 200,
     assertions: [status(200), value('empty', "the user's article is gone from the list", 'state', (j) => j.articles.length === 0 && j.articlesCount === 0, (j) => j.articlesCount)],
+  },
+  {
+    // Unscored: leaves no article behind, so that a collection run after this suite finds the empty lists it
+    // counts its assertions for.
+    id: 'cleanup-celeb-article',
+    operation: 'DeleteArticle',
+    needs: ['celebToken', 'celebSlug'],
+    auth: 'celebToken',
+    params: (c) => ({ slug: c.vars.celebSlug! }),
+    expect: 200,
+    assertions: [],
   },
 ];
 
