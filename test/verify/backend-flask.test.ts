@@ -161,6 +161,20 @@ test('a server that never starts: A% 0, class startup-failure, its log kept', as
   assert.match(e.serverLog, /cannot start: no configuration/);
 });
 
+test('a server that exits at start-up: the reason names the exception from its log; the log is in arrival order, its head and tail kept', async () => {
+  const noise = 'print("\\n".join("start-up noise %d %s" % (i, "x" * 100) for i in range(1000)), flush=True)';
+  const edits = [{ file: 'app.py', from: 'app = create_app()', to: `import sys\nprint("FIRST, on stderr", file=sys.stderr, flush=True)\nprint("SECOND, on stdout", flush=True)\n${noise}\nimport conduit_missing_module` }];
+  const e = await evaluate(referenceServer('flask-sqlalchemy', 'sqlite', edits));
+  assert.equal(e.startup.started, false);
+  assert.equal(e.failureClass, 'startup-failure');
+  assert.match(e.startup.started ? '' : e.startup.reason, /exited before it answered the health check: ModuleNotFoundError: No module named 'conduit_missing_module'$/);
+  assert.ok(e.serverLog.indexOf('FIRST, on stderr') < e.serverLog.indexOf('SECOND, on stdout'), e.serverLog.slice(0, 500));
+  assert.ok(e.serverLog.indexOf('FIRST, on stderr') >= 0);
+  assert.match(e.serverLog, /\[… \d+ characters left out …\]/);
+  assert.match(e.serverLog.slice(-2000), /ModuleNotFoundError/);
+  assert.ok(e.serverLog.length < 65 * 1024, `${e.serverLog.length} characters kept`);
+});
+
 test('the Flask reference server on PostgreSQL: Debian\'s server started for the run, both suites pass', async () => {
   const dir = referenceServer('flask-sqlalchemy', 'postgresql');
   const e = await evaluate(dir, { constraints: { architecture: 'clean', database: 'postgresql', orm: 'sqlalchemy' }, collection: true });
