@@ -119,6 +119,27 @@ describe('python audit (real pip, real strace)', { concurrency: false }, () => {
   });
 });
 
+describe('python audit: the venv is the one python3 -m venv makes', () => {
+  for (const sandbox of ['host', 'bwrap']) {
+    test(`pip and setuptools are in it (${sandbox}), pkg_resources imports, and they are not counted as installed by the project`, () => {
+      const r = runCli(['audit', path.join(FIXTURES, 'py-pkg-resources'), '--json', '--sandbox', sandbox, '--keep']);
+      const report = JSON.parse(r.stdout) as Json;
+      try {
+        assert.equal(report.run.success, true, report.run.outputTail);
+        assert.match(report.run.outputTail, /^pkg_resources 1\.16\.0 True$/m);
+        assert.deepEqual(report.layers.installed.map((d: Json) => `${d.name}@${d.version}`), ['six@1.16.0']);
+        const venv = path.join(report.workDir, 'env', 'venv');
+        const site = readdirSync(path.join(venv, 'lib')).map((py) => path.join(venv, 'lib', py, 'site-packages'))[0]!;
+        const infos = readdirSync(site).filter((f) => f.endsWith('.dist-info')).map((f) => f.split('-')[0]).sort();
+        assert.deepEqual(infos, ['pip', 'setuptools', 'six']);
+        assert.ok(readdirSync(path.join(venv, 'bin')).includes('pip'), 'the venv has its pip command');
+      } finally {
+        if (report.workDir) rmSync(report.workDir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
 describe('python audit: environment markers', () => {
   test('markers are evaluated for the interpreter of the audit environment', () => {
     // The exact version of the interpreter the host sandbox uses, asked independently of envproof.
