@@ -82,13 +82,16 @@ describe('python audit (real pip, real strace)', { concurrency: false }, () => {
       assert.deepEqual(report.gaps.hidden, ['numpy', 'python-dateutil', 'pytz', 'six']);
       assert.deepEqual(report.gaps.bloat, ['tzdata']);
 
-      // Second route to D3: the distributions of the modules the interpreter has loaded (sys.modules).
+      // Second route to D3: the distributions of the modules the interpreter has loaded (sys.modules), less those
+      // a bare start loads (setuptools' _distutils_hack, from the stock venv's .pth), as D3 leaves them out too.
       const python = path.join(report.workDir, 'env', 'venv', 'bin', 'python');
       const probe = [
-        'import runpy, sys, importlib.metadata as md',
+        'import sys',
+        'at_start = set(sys.modules)',
+        'import runpy, importlib.metadata as md',
         'runpy.run_path("main.py", run_name="__main__")',
         'owners = md.packages_distributions()',
-        'dists = {d for m in list(sys.modules) for d in owners.get(m.split(".")[0], [])}',
+        'dists = {d for m in set(sys.modules) - at_start for d in owners.get(m.split(".")[0], [])}',
         'print(",".join(sorted(d.lower().replace("_", "-") for d in dists)))',
       ].join('\n');
       const r = spawnSync(python, ['-c', probe], { cwd: path.join(report.workDir, 'project'), encoding: 'utf8' });
