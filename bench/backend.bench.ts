@@ -1,6 +1,6 @@
 /**
  * The backend suite's costs: one evaluation end to end (install, start, suites, trace) of each reference
- * server (Flask, FastAPI, Express) in the bwrap sandbox, where the time goes; the suites' own time against a running server; the
+ * server (Flask, FastAPI, Express, Koa) in the bwrap sandbox, where the time goes; the suites' own time against a running server; the
  * static verifiers on a 2,000-file tree. Needs ../shared/data/realworld (the contract and the collection).
  */
 import { spawn } from 'node:child_process';
@@ -20,7 +20,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const PYTHON_SERVERS = new Set(['flask-sqlalchemy', 'fastapi-sqlalchemy']);
 
-async function endToEnd(name: 'flask-sqlalchemy' | 'fastapi-sqlalchemy' | 'express-sequelize', database: 'sqlite' | 'postgresql'): Promise<void> {
+async function endToEnd(name: 'flask-sqlalchemy' | 'fastapi-sqlalchemy' | 'express-sequelize' | 'koa-sequelize', database: 'sqlite' | 'postgresql'): Promise<void> {
   const language = PYTHON_SERVERS.has(name) ? 'python' : 'javascript';
   const started = performance.now();
   const e = await evaluateBackend({
@@ -107,5 +107,6 @@ await verifierTime();
 await suitesOwnTime();
 await endToEnd('flask-sqlalchemy', 'sqlite');
 await endToEnd('fastapi-sqlalchemy', 'sqlite');
+await endToEnd('koa-sequelize', 'sqlite');
 // Express on PostgreSQL: on SQLite the install compiles sqlite3 for minutes, which measures the compiler.
 await endToEnd('express-sequelize', 'postgresql');

@@ -21,7 +21,7 @@ export function writeTree(files: Record<string, string>): string {
 export type Edit = { file: string; from: string; to: string };
 
 /** Reference servers that share another's domain layers: the base's tree is laid first, their own over it. */
-const REFERENCE_BASES: Record<string, string> = { 'fastapi-sqlalchemy': 'flask-sqlalchemy' };
+const REFERENCE_BASES: Record<string, string> = { 'fastapi-sqlalchemy': 'flask-sqlalchemy', 'koa-sequelize': 'express-sequelize' };
 
 /**
  * A reference server as a tree: its common files plus one database's overlay (`<name>/common`, `<name>/<db>`),
