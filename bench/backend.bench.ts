@@ -1,6 +1,6 @@
 /**
  * The backend suite's costs: one evaluation end to end (install, start, suites, trace) of each reference
- * server in the bwrap sandbox, where the time goes; the suites' own time against a running server; the
+ * server (Flask, FastAPI, Express, Koa) in the bwrap sandbox, where the time goes; the suites' own time against a running server; the
  * static verifiers on a 2,000-file tree. Needs ../shared/data/realworld (the contract and the collection).
  */
 import { spawn } from 'node:child_process';
@@ -18,8 +18,10 @@ import { COLLECTION, referenceServer, SPEC } from '../test/verify/helpers.js';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-async function endToEnd(name: 'flask-sqlalchemy' | 'express-sequelize', database: 'sqlite' | 'postgresql'): Promise<void> {
-  const language = name === 'flask-sqlalchemy' ? 'python' : 'javascript';
+const PYTHON_SERVERS = new Set(['flask-sqlalchemy', 'fastapi-sqlalchemy']);
+
+async function endToEnd(name: 'flask-sqlalchemy' | 'fastapi-sqlalchemy' | 'express-sequelize' | 'koa-sequelize', database: 'sqlite' | 'postgresql'): Promise<void> {
+  const language = PYTHON_SERVERS.has(name) ? 'python' : 'javascript';
   const started = performance.now();
   const e = await evaluateBackend({
     dir: referenceServer(name, database),
@@ -104,5 +106,7 @@ function countSources(d: string): number {
 await verifierTime();
 await suitesOwnTime();
 await endToEnd('flask-sqlalchemy', 'sqlite');
+await endToEnd('fastapi-sqlalchemy', 'sqlite');
+await endToEnd('koa-sequelize', 'sqlite');
 // Express on PostgreSQL: on SQLite the install compiles sqlite3 for minutes, which measures the compiler.
 await endToEnd('express-sequelize', 'postgresql');

@@ -15,6 +15,7 @@ import { assembleReport, auditOutputs } from './assemble.js';
 import { whyNotStarted } from './run-start.js';
 import { checkProjectDir, createWorkDir, removeWorkDir } from './workspace.js';
 import type { IgnoreLists } from './findings.js';
+import { headAndTail } from '../core/process.js';
 import { shellCommandLine } from '../core/shell.js';
 import { DEFAULT_INSTALL_TIMEOUT_SEC } from '../ecosystems/step-limit.js';
 
@@ -62,8 +63,10 @@ export interface AuditOptions {
    * the program has ended, whoever stopped it.
    */
   whileRunning?: (program: { ended: Promise<void> }) => Promise<void>;
-  /** How much of the program's output the report keeps (default 4000 bytes). */
+  /** How much of the program's output the report keeps (default 4000 bytes): its end, */
   outputTailBytes?: number;
+  /** and this much of its beginning when it is longer (default none). */
+  outputHeadBytes?: number;
   progress(message: string): void;
   /** Told which backend the sandbox is, as soon as it exists (also when a later step fails). */
   onSandbox?(backend: SandboxBackend): void;
@@ -80,7 +83,7 @@ function withoutOwn<T extends { name: string }>(deps: readonly T[], own: Readonl
 /** Where a sandbox did not say what it isolated, nothing is claimed. */
 const UNKNOWN_ISOLATION: ExecIsolation = { networkOff: false, filesystemConfined: false, ownProcessTree: false, shortfall: 'the sandbox did not report what it isolated' };
 
-function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefined, tailBytes: number): Omit<RunOutcome, 'tracer'> {
+function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefined, kept: { head: number; tail: number }): Omit<RunOutcome, 'tracer'> {
   const output = `${r.stdout}${r.stdout && r.stderr ? '\n' : ''}${r.stderr}`;
   return {
     command: choice.display ?? shellCommandLine(choice.argv),
@@ -94,7 +97,7 @@ function outcome(choice: RunChoice, r: ExecResult, notStarted: string | undefine
     timedOut: r.timedOut,
     success: notStarted === undefined && r.exitCode === 0 && !r.timedOut,
     durationMs: Math.round(r.durationMs),
-    outputTail: output.length > tailBytes ? output.slice(-tailBytes) : output,
+    outputTail: headAndTail(output, kept.head, kept.tail),
     isolation: r.isolation ?? UNKNOWN_ISOLATION,
   };
 }
@@ -269,7 +272,7 @@ async function traceOne(p: PreparedAudit, i: number, opts: AuditOptions, clock: 
   const tracingMs = Math.max(0, clock.phases.run - before - Math.round(trace.run.durationMs));
   clock.phases.tracing += tracingMs;
   clock.phases.run -= tracingMs;
-  const run: RunOutcome = { ...outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs), opts.outputTailBytes ?? OUTPUT_TAIL_BYTES), tracer: trace.tracer };
+  const run: RunOutcome = { ...outcome(choice, trace.run, whyNotStarted(trace.run, trace.execs), { head: opts.outputHeadBytes ?? 0, tail: opts.outputTailBytes ?? OUTPUT_TAIL_BYTES }), tracer: trace.tracer };
   const which = p.choices.length > 1 ? `run ${i + 1} (${run.command})` : 'the program';
   const notes = [...trace.notes, ...(await keepNamedFiles(run.outputTail, p.sandbox, opts.keep))];
   if (run.isolation.shortfall) notes.push(`${which}: the traced run did not get the isolation it asked for: ${run.isolation.shortfall}`);

@@ -40,7 +40,10 @@ function renderText(e: Evaluation): string {
   const lines = [`envproof evaluate: ${e.project} (${e.language})`, `result: ${e.passed ? 'PASSED' : `FAILED (${e.failureClass})`}`];
   lines.push(e.startup.started ? `server answered its health check after ${e.startup.afterMs} ms` : `server did not start: ${e.startup.reason}`);
   lines.push(`A% lenient ${e.aPct.lenient.toFixed(1)}  strict ${e.aPct.strict.toFixed(1)}  (envproof suite: ${e.contract?.passed ?? 0} of ${e.contract?.total ?? 107} assertions)`);
-  if (e.postman) lines.push(`Postman collection: ${e.postman.passed} of ${e.postman.total} assertions (${(e.postmanPct ?? 0).toFixed(1)}%)`);
+  if (e.postman) {
+    const lost = e.postman.lostToScriptErrors ? `; ${e.postman.lostToScriptErrors} never reached: ${e.postman.scriptErrors.length} test script(s) threw` : '';
+    lines.push(`Postman collection: ${e.postman.passed} of ${e.postman.total} assertions (${(e.postmanPct ?? 0).toFixed(1)}%${lost})`);
+  }
   for (const v of e.verifiers?.verifiers ?? []) lines.push(`verifier ${v.name}: ${v.passed ? 'holds' : 'VIOLATED'}${v.strict ? ` (strict: ${v.strict.passed ? 'holds' : 'violated'})` : ''}${v.passed ? '' : ` — ${v.evidence[0]?.file}:${v.evidence[0]?.line} ${v.evidence[0]?.message}`}`);
   for (const a of (e.contract?.assertions ?? []).filter((x) => !x.passed).slice(0, 20)) lines.push(`  failed ${a.id}: ${a.message}`);
   if (e.environment) {

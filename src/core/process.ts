@@ -139,3 +139,14 @@ export function tail(text: string, lines = 40): string {
   const all = text.trimEnd().split('\n');
   return all.slice(-lines).join('\n');
 }
+
+/**
+ * A text cut to at most about `headBytes + tailBytes` characters: its beginning and its end, with a line saying
+ * how much was left out between them (a server's start-up and its last requests both matter).
+ */
+export function headAndTail(text: string, headBytes: number, tailBytes: number): string {
+  if (text.length <= headBytes + tailBytes) return text;
+  if (headBytes === 0) return text.slice(-tailBytes);
+  const cut = text.length - headBytes - tailBytes;
+  return `${text.slice(0, headBytes)}\n[… ${cut} characters left out …]\n${text.slice(-tailBytes)}`;
+}

@@ -83,6 +83,15 @@ function sourceEvidence(s: SourceFacts): Found[] {
   return out;
 }
 
+/** The line of `"name":` inside package.json's `"dependencies"` object (1-based; 0 if it cannot be told). */
+function dependencyLine(text: string, name: string): number {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => /"dependencies"\s*:/.test(l));
+  const key = `"${name}"`;
+  const at = start < 0 ? -1 : lines.findIndex((l, i) => (i === start ? l.slice(l.indexOf('"dependencies"')) : i > start ? l : '').includes(key));
+  return at < 0 ? 0 : at + 1;
+}
+
 async function manifestEvidence(root: string, all: readonly string[]): Promise<Found[]> {
   const out: Found[] = [];
   const engines = Object.keys(LABEL) as Database[];
@@ -91,13 +100,14 @@ async function manifestEvidence(root: string, all: readonly string[]): Promise<F
     if (isTestFile(rel)) continue;
     if (base === 'package.json' && !rel.includes('node_modules/')) {
       let pkg: { dependencies?: Record<string, string> };
+      const text = await readProjectFile(root, rel, 'utf8');
       try {
-        pkg = JSON.parse(await readProjectFile(root, rel, 'utf8')) as typeof pkg;
+        pkg = JSON.parse(text) as typeof pkg;
       } catch {
         continue;
       }
       for (const name of Object.keys(pkg.dependencies ?? {})) {
-        for (const e of engines) if (PACKAGES[e].includes(name)) out.push({ engine: e, file: rel, line: 0, message: `${LABEL[e]}: dependency ${name}` });
+        for (const e of engines) if (PACKAGES[e].includes(name)) out.push({ engine: e, file: rel, line: dependencyLine(text, name), message: `${LABEL[e]}: dependency ${name}` });
       }
     } else if (/^requirements[^/]*\.(txt|in)$/.test(base) || base === 'pyproject.toml') {
       const lines = (await readProjectFile(root, rel, 'utf8')).split('\n');

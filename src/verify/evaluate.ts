@@ -38,7 +38,7 @@ export interface Evaluation {
    * is 0 when a verifier does not hold (the paper's convention).
    */
   aPct: { lenient: number; strict: number };
-  /** A% of the Postman collection (passed over what Newman ran), when one was given. */
+  /** A% of the Postman collection (passed over what Newman ran plus what scripts that threw never reached), when one was given. */
   postmanPct?: number;
   startup: StartupOutcome;
   install?: { failed: true; message: string; class: string };

@@ -52,6 +52,17 @@ export interface AssignmentFact {
   endLine: number;
 }
 
+/**
+ * A name bound anywhere in a module (Python only): `x = value`, `x: Annotation = value`, `with value as x`, a
+ * parameter `x: Annotation`. `value` is the dotted text of the value or the annotation (`Session`, `sessionmaker()`,
+ * `{}`-like values are `?`). The ORM rule follows them to tell what a method's receiver is.
+ */
+export interface BindingFact {
+  name: string;
+  value: string;
+  line: number;
+}
+
 export interface SourceFacts {
   /** Path relative to the project root, with `/`. */
   file: string;
@@ -63,6 +74,7 @@ export interface SourceFacts {
   keyValues: KeyValueFact[];
   classes: ClassFact[];
   assignments: AssignmentFact[];
+  bindings: BindingFact[];
   /**
    * Set when the parser could not read the file. For Python the imports are then read from the token stream
    * (still no comments or strings), everything else is empty.

@@ -80,5 +80,5 @@ export function jsFacts(rel: string, text: string): SourceFacts {
     else node.templateSpans.forEach((s) => visit(s.expression));
   };
   visit(source);
-  return { file: rel, language: 'javascript', imports, calls, strings, keyValues, classes, assignments: [] };
+  return { file: rel, language: 'javascript', imports, calls, strings, keyValues, classes, assignments: [], bindings: [] };
 }

@@ -8,6 +8,8 @@
  */
 import path from 'node:path';
 import type { SourceFacts } from './facts-types.js';
+import { pep503 } from '../core/names.js';
+import { parseRequirement } from '../ecosystems/python/pep508.js';
 import { isTestFile } from './project-files.js';
 import type { Evidence, Orm, Verdict, VerifierResult, VerifyInput } from './types.js';
 import { readProjectFile } from '../core/safe-read.js';
@@ -19,17 +21,36 @@ interface OrmFacts {
   label: string;
   /** Top-level module names whose import is the paper's evidence. */
   modules: readonly string[];
-  /** Dependency files searched for the ORM's name (the paper: any mention). */
+  /** Dependency files searched for a declaration of the ORM. */
   dependencyFiles: RegExp;
-  mention: RegExp;
+  /** Whether a line of a dependency file declares the ORM (not merely names it, as a tool's section does). */
+  declares(line: string): boolean;
   /** Modules that make a file part of the ORM's world (wrappers count: Flask-SQLAlchemy). */
   ormModules: readonly string[];
-  isModel(s: SourceFacts): string | undefined;
+  isModel(s: SourceFacts): { what: string; line: number } | undefined;
   /** Last segments of calls that query or write through the ORM. */
   queryCalls: ReadonlySet<string>;
 }
 
 const lastSegment = (callee: string) => callee.split('.').at(-1)!.replace(/\(\)$/, '');
+const rootName = (dotted: string) => dotted.split('.')[0]!.replace(/(\(\)|\[\])+$/, '');
+
+/**
+ * A requirement naming SQLAlchemy or a wrapper of it (Flask-SQLAlchemy), as a requirements line, a quoted
+ * entry of a list, a `name = version` key (Poetry, Pipfile) or a setup.cfg value; section headers
+ * (`[mypy-sqlalchemy.*]`) and tools' module patterns (`"sqlalchemy.*"`) are not requirements.
+ */
+function declaresSqlalchemy(line: string): boolean {
+  const text = line.replace(/(^|\s)[#;].*$/, '').trim();
+  if (text === '' || text.startsWith('[') || text.startsWith('-')) return false;
+  const quoted = [...text.matchAll(/["']([^"']+)["']/g)].map((m) => m[1]!);
+  const eq = /^([A-Za-z0-9][A-Za-z0-9._-]*)\s*=(?!=)\s*(.*)$/.exec(text);
+  const candidates = [...quoted, ...(eq ? [eq[1]!, eq[2]!] : [text])];
+  return candidates.some((c) => {
+    const r = parseRequirement(c);
+    return r.ok && /^(.+-)?sqlalchemy$/.test(pep503(r.requirement.name));
+  });
+}
 const imports = (s: SourceFacts, modules: readonly string[]) => s.imports.some((i) => modules.includes(i.spec.split(/[./]/)[0]!));
 
 const ORMS: Record<Orm, OrmFacts> = {
@@ -37,13 +58,13 @@ const ORMS: Record<Orm, OrmFacts> = {
     label: 'SQLAlchemy',
     modules: ['sqlalchemy'],
     dependencyFiles: /(^|\/)(requirements[^/]*\.(txt|in)|pyproject\.toml|setup\.py|setup\.cfg|Pipfile)$/,
-    mention: /sqlalchemy/i,
+    declares: declaresSqlalchemy,
     ormModules: ['sqlalchemy', 'flask_sqlalchemy', 'sqlmodel'],
     isModel(s) {
       const cls = s.classes.find((c) => c.bases.some((b) => /(^|\.)(Model|Base|DeclarativeBase|SQLModel)$/.test(b) || /declarative_base\(\)$/.test(b)));
-      if (cls) return `mapped class ${cls.name}`;
+      if (cls) return { what: `mapped class ${cls.name}`, line: cls.line };
       const table = s.calls.find((c) => /(^|\.)(Table|mapped_column|Column)$/.test(c.callee));
-      return table ? `${table.callee}(...)` : undefined;
+      return table ? { what: `${table.callee}(...)`, line: table.line } : undefined;
     },
     queryCalls: new Set(['query', 'select', 'scalars', 'scalar', 'scalar_one', 'scalar_one_or_none', 'filter', 'filter_by', 'add', 'add_all', 'merge', 'delete', 'get', 'insert', 'update', 'where', 'join', 'order_by']),
   },
@@ -51,13 +72,13 @@ const ORMS: Record<Orm, OrmFacts> = {
     label: 'Sequelize',
     modules: ['sequelize'],
     dependencyFiles: /(^|\/)package\.json$/,
-    mention: /"sequelize"\s*:/,
+    declares: (line) => /"sequelize"\s*:/.test(line),
     ormModules: ['sequelize', 'sequelize-typescript'],
     isModel(s) {
       const define = s.calls.find((c) => /\.(define|init)$/.test(c.callee));
-      if (define) return `${define.callee}(...)`;
+      if (define) return { what: `${define.callee}(...)`, line: define.line };
       const cls = s.classes.find((c) => c.bases.some((b) => /(^|\.)Model$/.test(b)));
-      return cls ? `class ${cls.name} extends Model` : undefined;
+      return cls ? { what: `class ${cls.name} extends Model`, line: cls.line } : undefined;
     },
     queryCalls: new Set(['findAll', 'findOne', 'findByPk', 'findOrCreate', 'findAndCountAll', 'findCreateFind', 'create', 'bulkCreate', 'update', 'destroy', 'count', 'increment', 'decrement', 'upsert', 'save', 'reload', 'addTag', 'setTags']),
   },
@@ -80,16 +101,52 @@ function paperVerdict(orm: OrmFacts, sources: readonly SourceFacts[], dependency
   return { rules: ORM_PAPER_RULES, passed: true, evidence };
 }
 
+/** Method names that dicts, sets, strings or builtins have too (`os.environ.get`, `filter(...)`): ORM calls only on an ORM receiver. */
+const AMBIGUOUS_CALLS = new Set(['get', 'add', 'update', 'delete', 'filter', 'join', 'merge', 'insert']);
+
+/**
+ * Names in a Python file that stand for an ORM object: names imported from the ORM's modules, mapped model
+ * classes of the project, names imported from a project module that uses the ORM (`from app.db import db,
+ * unit_of_work`), and names bound to any of these (`session: Session`, `with unit_of_work() as s`, `s = db.session`).
+ */
+function ormNames(orm: OrmFacts, s: SourceFacts, models: ReadonlySet<string>, ormFiles: readonly SourceFacts[]): Set<string> {
+  const names = new Set(models);
+  const ormStems = new Set(ormFiles.map((f) => f.file.replace(/(\/__init__)?\.py$/, '').split('/').at(-1)!));
+  for (const i of s.imports) {
+    const fromOrm = orm.ormModules.includes(i.spec.split('.')[0]!);
+    if (fromOrm && i.names.length === 0) names.add(i.spec.split('.')[0]!);
+    for (const n of i.names) if (fromOrm || ormStems.has(i.spec.split('.').at(-1)!) || ormStems.has(n)) names.add(n);
+  }
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const b of s.bindings) {
+      if (!names.has(b.name) && names.has(rootName(b.value))) {
+        names.add(b.name);
+        grown = true;
+      }
+    }
+  }
+  return names;
+}
+
 function strictVerdict(orm: OrmFacts, sources: readonly SourceFacts[], paper: Verdict): Verdict {
   const problems: Evidence[] = [];
   const support: Evidence[] = [];
   if (!paper.passed) problems.push({ file: '.', line: 0, message: `${orm.label} is not used at all` });
   const ormFiles = sources.filter((s) => imports(s, orm.ormModules));
-  const model = sources.map((s) => ({ s, what: imports(s, orm.ormModules) ? orm.isModel(s) : undefined })).find((m) => m.what);
-  if (model) support.push({ file: model.s.file, line: 0, message: model.what! });
+  const model = sources.map((s) => ({ s, found: imports(s, orm.ormModules) ? orm.isModel(s) : undefined })).find((m) => m.found);
+  if (model) support.push({ file: model.s.file, line: model.found!.line, message: model.found!.what });
   else problems.push({ file: '.', line: 0, message: `no ${orm.label} model is defined` });
+  const models = new Set(ormFiles.flatMap((s) => s.classes.filter((c) => orm.isModel({ ...s, classes: [c], calls: [] })).map((c) => c.name)));
+  const isQuery = (s: SourceFacts, names: () => Set<string>) => (c: SourceFacts['calls'][number]) => {
+    if (!orm.queryCalls.has(lastSegment(c.callee)) || (c.firstArg && SQL_STATEMENT.test(c.firstArg))) return false;
+    return s.language !== 'python' || !AMBIGUOUS_CALLS.has(lastSegment(c.callee)) || names().has(rootName(c.callee));
+  };
   // Queries may live in repositories that get the session or models from elsewhere: any file of the project counts.
-  const query = sources.flatMap((s) => s.calls.filter((c) => orm.queryCalls.has(lastSegment(c.callee)) && !(c.firstArg && SQL_STATEMENT.test(c.firstArg))).map((c) => ({ s, c })))[0];
+  const query = sources.flatMap((s) => {
+    let names: Set<string> | undefined;
+    return s.calls.filter(isQuery(s, () => (names ??= ormNames(orm, s, models, ormFiles)))).map((c) => ({ s, c }));
+  })[0];
   if (query && ormFiles.length > 0) support.push({ file: query.s.file, line: query.c.line, message: `queries through the ORM: ${query.c.callee}(...)` });
   else problems.push({ file: '.', line: 0, message: `no query goes through ${orm.label}'s API` });
   for (const s of sources) {
@@ -107,12 +164,12 @@ function strictVerdict(orm: OrmFacts, sources: readonly SourceFacts[], paper: Ve
   return { rules: ORM_STRICT_RULES, passed: problems.length === 0, evidence: problems.length ? problems : support };
 }
 
-async function dependencyMentions(root: string, all: readonly string[], orm: OrmFacts): Promise<Evidence[]> {
+async function dependencyDeclarations(root: string, all: readonly string[], orm: OrmFacts): Promise<Evidence[]> {
   const out: Evidence[] = [];
   for (const rel of all.filter((f) => orm.dependencyFiles.test(f))) {
     const lines = (await readProjectFile(root, rel, 'utf8')).split('\n');
     lines.forEach((text, i) => {
-      if (orm.mention.test(text)) out.push({ file: rel, line: i + 1, message: `${orm.label} in ${path.posix.basename(rel)}` });
+      if (orm.declares(text)) out.push({ file: rel, line: i + 1, message: `${orm.label} in ${path.posix.basename(rel)}` });
     });
   }
   return out;
@@ -125,6 +182,6 @@ export async function verifyOrm(input: VerifyInput, required: Orm): Promise<Veri
     required === 'sequelize'
       ? sources.flatMap((s) => s.calls.filter((c) => c.isNew && /(^|\.)Sequelize$/.test(c.callee)).map((c) => ({ file: s.file, line: c.line, message: 'new Sequelize(...)' })))
       : [];
-  const paper = paperVerdict(orm, sources, await dependencyMentions(input.files.root, input.files.all, orm), newSequelize);
+  const paper = paperVerdict(orm, sources, await dependencyDeclarations(input.files.root, input.files.all, orm), newSequelize);
   return { name: 'orm', ...paper, strict: strictVerdict(orm, sources, paper) };
 }

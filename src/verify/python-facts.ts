@@ -47,13 +47,24 @@ def target_text(node):
 def facts(source):
     tree = ast.parse(source)
     skip = docstrings(tree)
-    out = {"imports": [], "calls": [], "strings": [], "keyValues": [], "classes": [], "assignments": []}
+    out = {"imports": [], "calls": [], "strings": [], "keyValues": [], "classes": [], "assignments": [], "bindings": []}
     for node in tree.body:
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 out["assignments"].append({"target": target_text(t), "line": node.lineno, "endLine": node.end_lineno or node.lineno})
     for node in ast.walk(tree):
+        bind = []
+        if isinstance(node, ast.Assign):
+            bind = [(t.id, node.value) for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            bind = [(node.target.id, node.annotation)] + ([(node.target.id, node.value)] if node.value is not None else [])
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            bind = [(i.optional_vars.id, i.context_expr) for i in node.items if isinstance(i.optional_vars, ast.Name)]
+        elif isinstance(node, ast.arg) and node.annotation is not None:
+            bind = [(node.arg, node.annotation)]
+        for name, value in bind:
+            out["bindings"].append({"name": name, "value": dotted(value), "line": getattr(node, "lineno", 0)})
         if isinstance(node, ast.Import):
             for a in node.names:
                 out["imports"].append({"spec": a.name, "line": node.lineno, "level": 0, "names": []})
@@ -129,10 +140,10 @@ for rel, path in json.load(sys.stdin):
             source = f.read().decode("utf-8", errors="replace")
         entry.update(facts(source))
     except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
-        entry.update({"imports": token_imports(source), "calls": [], "strings": [], "keyValues": [], "classes": [], "assignments": [],
+        entry.update({"imports": token_imports(source), "calls": [], "strings": [], "keyValues": [], "classes": [], "assignments": [], "bindings": [],
                       "parseError": type(err).__name__ + ": " + str(err)})
     except OSError as err:
-        entry.update({"imports": [], "calls": [], "strings": [], "keyValues": [], "classes": [], "assignments": [], "parseError": str(err)})
+        entry.update({"imports": [], "calls": [], "strings": [], "keyValues": [], "classes": [], "assignments": [], "bindings": [], "parseError": str(err)})
     result.append(entry)
 json.dump(result, sys.stdout)
 `;

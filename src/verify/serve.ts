@@ -40,7 +40,8 @@ export const BACKEND_SYSTEM_PACKAGES: Record<'python' | 'javascript', readonly s
   python: ['gcc', 'libc6-dev', 'libpq-dev', 'postgresql', 'python3-dev'],
   javascript: ['g++', 'make', 'postgresql', 'python3'],
 };
-const SERVER_LOG_BYTES = 64 * 1024;
+/** The server's log keeps its beginning (start-up) and its end (the last requests). */
+const SERVER_LOG = { head: 16 * 1024, tail: 48 * 1024 };
 
 export interface ServeOptions {
   dir: string;
@@ -96,7 +97,8 @@ function launcher(marker: string, env: Record<string, string>, start: { setup: r
   // The marker comes last: the server's processes carry it, so the startup time is counted from run.sh on, not
   // from PostgreSQL's start or the setup.
   const server = `export ${MARKER_VARIABLE}=${shellQuote(marker)}`;
-  return [`export ${exports.join(' ')}`, ...(postgres ? [postgresStart(postgres.dir, postgres.port)] : []), ...setup, server, `exec ${start.command}`].join('\n');
+  // One pipe for everything: the log reads in the order things happened, stderr among stdout.
+  return ['exec 2>&1', `export ${exports.join(' ')}`, ...(postgres ? [postgresStart(postgres.dir, postgres.port)] : []), ...setup, server, `exec ${start.command}`].join('\n');
 }
 
 /** The module next to this one with the same extension (`.ts` under tsx, `.js` once built). */
@@ -179,6 +181,25 @@ function runClientProcess(prefix: string[], req: ClientRequest, ended: Promise<v
   });
 }
 
+/**
+ * Why a server that exited did not start, from its log: the first line naming an error; for a Python
+ * traceback, the exception line that ends it (`ModuleNotFoundError: No module named 'pkg_resources'`).
+ */
+export function startupCause(log: string): string | undefined {
+  const lines = log.split('\n');
+  const at = lines.findIndex((l) => /\bTraceback \(most recent call last\)|\b\w*Error\b/.test(l));
+  if (at < 0) return undefined;
+  if (!/Traceback \(most recent call last\)/.test(lines[at]!)) return lines[at]!.trim();
+  const end = lines.findIndex((l, i) => i > at && /^\S/.test(l) && !/^During handling/.test(l));
+  return (end < 0 ? lines[at]! : lines[end]!).trim();
+}
+
+function withCause(startup: StartupOutcome, log: string): StartupOutcome {
+  if (startup.started || !/exited|ended/.test(startup.reason)) return startup;
+  const cause = startupCause(log);
+  return cause ? { started: false, reason: `${startup.reason}: ${cause.slice(0, 300)}` } : startup;
+}
+
 /** The contract and the collection, checked before anything is installed: bad input is an error, not a failed server. */
 export function checkSuiteInputs(opts: Pick<ServeOptions, 'spec' | 'collection'>): void {
   readOpenApiDocument(opts.spec);
@@ -212,7 +233,8 @@ export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
       sandbox: opts.sandbox,
       // The host backend cannot add packages: there PostgreSQL and the compilers are the host's own.
       ...(isolated ? { environment: { systemPackages: [...BACKEND_SYSTEM_PACKAGES[opts.language]] } } : {}),
-      outputTailBytes: SERVER_LOG_BYTES,
+      outputTailBytes: SERVER_LOG.tail,
+      outputHeadBytes: SERVER_LOG.head,
       progress: opts.progress,
       whileRunning: async ({ ended }) => {
         const over = { value: false };
@@ -235,7 +257,7 @@ export async function serveAndTest(opts: ServeOptions): Promise<ServeResult> {
         if (client.startup.started) opts.progress('suites done; stopping the server');
       },
     });
-    return { startup: client.startup, ...(client.contract ? { contract: client.contract } : {}), ...(client.postman ? { postman: client.postman } : {}), audit, ports };
+    return { startup: withCause(client.startup, audit.run.outputTail), ...(client.contract ? { contract: client.contract } : {}), ...(client.postman ? { postman: client.postman } : {}), audit, ports };
   } finally {
     // On the host backend the cluster lives in the host's /tmp; in bwrap /tmp is the sandbox's own.
     rmSync(pgDir, { recursive: true, force: true });

@@ -82,13 +82,16 @@ describe('python audit (real pip, real strace)', { concurrency: false }, () => {
       assert.deepEqual(report.gaps.hidden, ['numpy', 'python-dateutil', 'pytz', 'six']);
       assert.deepEqual(report.gaps.bloat, ['tzdata']);
 
-      // Second route to D3: the distributions of the modules the interpreter has loaded (sys.modules).
+      // Second route to D3: the distributions of the modules the interpreter has loaded (sys.modules), less those
+      // a bare start loads (setuptools' _distutils_hack, from the stock venv's .pth), as D3 leaves them out too.
       const python = path.join(report.workDir, 'env', 'venv', 'bin', 'python');
       const probe = [
-        'import runpy, sys, importlib.metadata as md',
+        'import sys',
+        'at_start = set(sys.modules)',
+        'import runpy, importlib.metadata as md',
         'runpy.run_path("main.py", run_name="__main__")',
         'owners = md.packages_distributions()',
-        'dists = {d for m in list(sys.modules) for d in owners.get(m.split(".")[0], [])}',
+        'dists = {d for m in set(sys.modules) - at_start for d in owners.get(m.split(".")[0], [])}',
         'print(",".join(sorted(d.lower().replace("_", "-") for d in dists)))',
       ].join('\n');
       const r = spawnSync(python, ['-c', probe], { cwd: path.join(report.workDir, 'project'), encoding: 'utf8' });
@@ -117,6 +120,27 @@ describe('python audit (real pip, real strace)', { concurrency: false }, () => {
     assert.match(report.run.outputTail, /child started/);
     assert.deepEqual(runningWithArgument(marker), [], 'the child in its own session is gone too');
   });
+});
+
+describe('python audit: the venv is the one python3 -m venv makes', () => {
+  for (const sandbox of ['host', 'bwrap']) {
+    test(`pip and setuptools are in it (${sandbox}), pkg_resources imports, and they are not counted as installed by the project`, () => {
+      const r = runCli(['audit', path.join(FIXTURES, 'py-pkg-resources'), '--json', '--sandbox', sandbox, '--keep']);
+      const report = JSON.parse(r.stdout) as Json;
+      try {
+        assert.equal(report.run.success, true, report.run.outputTail);
+        assert.match(report.run.outputTail, /^pkg_resources 1\.16\.0 True$/m);
+        assert.deepEqual(report.layers.installed.map((d: Json) => `${d.name}@${d.version}`), ['six@1.16.0']);
+        const venv = path.join(report.workDir, 'env', 'venv');
+        const site = readdirSync(path.join(venv, 'lib')).map((py) => path.join(venv, 'lib', py, 'site-packages'))[0]!;
+        const infos = readdirSync(site).filter((f) => f.endsWith('.dist-info')).map((f) => f.split('-')[0]).sort();
+        assert.deepEqual(infos, ['pip', 'setuptools', 'six']);
+        assert.ok(readdirSync(path.join(venv, 'bin')).includes('pip'), 'the venv has its pip command');
+      } finally {
+        if (report.workDir) rmSync(report.workDir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 describe('python audit: environment markers', () => {

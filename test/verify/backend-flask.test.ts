@@ -102,6 +102,21 @@ for (const v of VARIANTS) {
   });
 }
 
+test('a server that rejects duplicate tags scores the same on the contract suite with and without a collection', async () => {
+  // Every article inserts its tags anew: a tag name used before violates the unique constraint (a 500).
+  const edits = [{ file: 'conduit/repositories/articles.py', from: '    found = {t.name: t for t in session.scalars(select(Tag).where(Tag.name.in_(names)))}\n', to: '    found = {}\n' }];
+  const alone = await evaluate(referenceServer('flask-sqlalchemy', 'sqlite', edits));
+  const after = await evaluate(referenceServer('flask-sqlalchemy', 'sqlite', edits), { collection: true });
+  // Within the suite the second user's article reuses the first article's tag "dragons-…": its creation fails,
+  // and with it the feed that should show it. Nothing else fails, collection or not.
+  for (const e of [alone, after]) assert.equal(e.startup.started, true, `${e.startup.started ? '' : e.startup.reason}\n${e.serverLog.slice(-2000)}`);
+  const expected = ['create-celeb-article.status', 'feed.followed', 'feed.not-own', 'feed.schema', 'feed.status'];
+  assert.deepEqual(failed(alone), expected);
+  assert.deepEqual(failed(after), expected);
+  assert.equal(after.contract?.passed, alone.contract?.passed);
+  assert.ok(after.postman!.passed > 0, 'the collection ran');
+});
+
 test('a variant with an upward import behaves perfectly but violates the architecture: A% strict 0, lenient 100', async () => {
   const edits = [{ file: 'conduit/repositories/comments.py', from: 'from conduit.models import Comment\n', to: 'from conduit.models import Comment\nfrom conduit.routes.common import optional_user  # noqa: F401\n' }];
   const e = await evaluate(referenceServer('flask-sqlalchemy', 'sqlite', edits), { constraints: L3_SQLITE });
@@ -144,6 +159,20 @@ test('a server that never starts: A% 0, class startup-failure, its log kept', as
   assert.equal(e.failureClass, 'startup-failure');
   assert.equal(e.contract, undefined);
   assert.match(e.serverLog, /cannot start: no configuration/);
+});
+
+test('a server that exits at start-up: the reason names the exception from its log; the log is in arrival order, its head and tail kept', async () => {
+  const noise = 'print("\\n".join("start-up noise %d %s" % (i, "x" * 100) for i in range(1000)), flush=True)';
+  const edits = [{ file: 'app.py', from: 'app = create_app()', to: `import sys\nprint("FIRST, on stderr", file=sys.stderr, flush=True)\nprint("SECOND, on stdout", flush=True)\n${noise}\nimport conduit_missing_module` }];
+  const e = await evaluate(referenceServer('flask-sqlalchemy', 'sqlite', edits));
+  assert.equal(e.startup.started, false);
+  assert.equal(e.failureClass, 'startup-failure');
+  assert.match(e.startup.started ? '' : e.startup.reason, /exited before it answered the health check: ModuleNotFoundError: No module named 'conduit_missing_module'$/);
+  assert.ok(e.serverLog.indexOf('FIRST, on stderr') < e.serverLog.indexOf('SECOND, on stdout'), e.serverLog.slice(0, 500));
+  assert.ok(e.serverLog.indexOf('FIRST, on stderr') >= 0);
+  assert.match(e.serverLog, /\[… \d+ characters left out …\]/);
+  assert.match(e.serverLog.slice(-2000), /ModuleNotFoundError/);
+  assert.ok(e.serverLog.length < 65 * 1024, `${e.serverLog.length} characters kept`);
 });
 
 test('the Flask reference server on PostgreSQL: Debian\'s server started for the run, both suites pass', async () => {

@@ -2,18 +2,22 @@
 /** The contract suite's definition against the Conduit document, schema validation, and the backend task suite. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { parse, stringify } from 'yaml';
 import { OpenApiContract } from '../../src/verify/contract/openapi.js';
-import { uncoveredOperations } from '../../src/verify/contract/run-suite.js';
+import { acceptedStatuses, runContractSuite, uncoveredOperations } from '../../src/verify/contract/run-suite.js';
 import { assertionIds, CONDUIT_SUITE } from '../../src/verify/contract/suite.js';
 import { runCli } from '../helpers/cli.js';
-import { SPEC } from './helpers.js';
+import { SPEC, writeTree } from './helpers.js';
 
-test('the suite exercises every operation of the document; 40 requests, 107 distinct assertions', () => {
+test('the suite exercises every operation of the document; 40 scored requests and an unscored cleanup, 107 distinct assertions', () => {
   const contract = OpenApiContract.load(SPEC);
   assert.equal(contract.operations.length, 19);
   assert.deepEqual(uncoveredOperations(contract), []);
-  assert.equal(CONDUIT_SUITE.length, 40);
+  assert.equal(CONDUIT_SUITE.length, 41);
+  assert.deepEqual(CONDUIT_SUITE.filter((s) => s.assertions.length === 0).map((s) => s.id), ['cleanup-celeb-article']);
   const ids = assertionIds();
   assert.equal(ids.length, 107);
   assert.equal(new Set(ids).size, 107);
@@ -59,4 +63,33 @@ test('the backend suite: 80 tasks over the given contract, prompts with the cont
   const noSpec = runCli(['tasks', 'list', '--suite', 'backend']);
   assert.equal(noSpec.status, 2);
   assert.match(noSpec.stderr, /the backend suite needs the API contract/);
+});
+
+test('a status assertion accepts exactly the statuses the document lists for the operation', async () => {
+  const contract = OpenApiContract.load(SPEC);
+  const step = (id: string) => CONDUIT_SUITE.find((s) => s.id === id)!;
+  // From the document (openapi.yml): GetCurrentUser, CreateArticle and GetArticlesFeed list 401 and 422; CreateUser only 422.
+  for (const id of ['current-user-anonymous', 'create-article-anonymous', 'feed-anonymous', 'login-wrong-password']) assert.deepEqual(acceptedStatuses(contract, step(id)), [401, 422], id);
+  assert.deepEqual(acceptedStatuses(contract, step('register-duplicate')), [422]);
+  assert.deepEqual(acceptedStatuses(contract, step('register')), [201]);
+
+  // The same steps against a document that lists only 401 for GET /user: read from the document, not built in.
+  const doc = parse(readFileSync(SPEC, 'utf8'));
+  delete doc.paths['/user'].get.responses['422'];
+  const narrowed = OpenApiContract.load(`${writeTree({ 'openapi.yml': stringify(doc) })}/openapi.yml`);
+  assert.deepEqual(acceptedStatuses(narrowed, step('current-user-anonymous')), [401]);
+
+  // A real server that answers 422 to every request: the anonymous reads pass their status, nothing else does.
+  const server = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(422, { 'content-type': 'application/json' }).end('{"errors":{"body":["no"]}}')));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+    const passed = (run: Awaited<ReturnType<typeof runContractSuite>>) => run.assertions.filter((a) => a.passed).map((a) => a.id);
+    const statusOnly = (ids: string[]) => ids.filter((id) => id.endsWith('.status'));
+    assert.deepEqual(statusOnly(passed(await runContractSuite(base, contract))), ['register-duplicate.status', 'login-wrong-password.status', 'current-user-anonymous.status', 'create-article-anonymous.status', 'feed-anonymous.status']);
+    const narrowRun = await runContractSuite(base, narrowed);
+    assert.equal(narrowRun.assertions.find((a) => a.id === 'current-user-anonymous.status')!.message, 'expected 401, got 422');
+  } finally {
+    server.close();
+  }
 });

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,14 +20,19 @@ export function writeTree(files: Record<string, string>): string {
 
 export type Edit = { file: string; from: string; to: string };
 
+/** Reference servers that share another's domain layers: the base's tree is laid first, their own over it. */
+const REFERENCE_BASES: Record<string, string> = { 'fastapi-sqlalchemy': 'flask-sqlalchemy', 'koa-sequelize': 'express-sequelize' };
+
 /**
  * A reference server as a tree: its common files plus one database's overlay (`<name>/common`, `<name>/<db>`),
  * with edits applied (each must match exactly once, so a fixture change cannot silently void a variant).
  */
 export function referenceServer(name: string, database: 'sqlite' | 'postgresql', edits: readonly Edit[] = []): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), `envproof-${name}-`));
-  cpSync(path.join(FIXTURES, name, 'common'), dir, { recursive: true });
-  cpSync(path.join(FIXTURES, name, database), dir, { recursive: true });
+  for (const layer of [...(REFERENCE_BASES[name] ? [REFERENCE_BASES[name]] : []), name]) {
+    cpSync(path.join(FIXTURES, layer, 'common'), dir, { recursive: true });
+    if (existsSync(path.join(FIXTURES, layer, database))) cpSync(path.join(FIXTURES, layer, database), dir, { recursive: true });
+  }
   for (const e of edits) {
     const file = path.join(dir, e.file);
     const text = readFileSync(file, 'utf8');

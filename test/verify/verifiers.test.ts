@@ -84,12 +84,12 @@ test('database: Django, the last DATABASES assignment overrides the earlier ones
   assert.equal(byName((await verifyProject(writeTree({ 'conduit/settings.py': reversed }), { database: 'postgresql' })).verifiers, 'database').passed, false);
 
   const node = writeTree({
-    'package.json': JSON.stringify({ dependencies: { sequelize: '6.37.5', sqlite3: '5.1.7' }, devDependencies: { pg: '8' } }),
+    'package.json': JSON.stringify({ dependencies: { sequelize: '6.37.5', sqlite3: '5.1.7' }, devDependencies: { pg: '8' } }, null, 2),
     'src/db.js': "const { Sequelize } = require('sequelize');\nmodule.exports = new Sequelize({ dialect: 'sqlite', storage: 'conduit.sqlite' });\n",
   });
   const sq = byName((await verifyProject(node, { database: 'sqlite' })).verifiers, 'database');
   assert.equal(sq.passed, true, JSON.stringify(sq.evidence));
-  assert.deepEqual(sq.evidence.map((e) => `${e.file}:${e.line}`).sort(), ['package.json:0', 'src/db.js:2']);
+  assert.deepEqual(sq.evidence.map((e) => `${e.file}:${e.line}`).sort(), ['package.json:4', 'src/db.js:2']);
 });
 
 test('orm: the paper rule passes on an import or a dependency mention; the strict rule needs ORM queries and no raw SQL', async () => {
@@ -131,4 +131,37 @@ test('envproof verify: JSON shape and exit codes 0, 1, 2', () => {
   const missing = runCli(['verify', '/nonexistent/dir', '--orm', 'sequelize']);
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /no such directory/);
+});
+
+test('orm paper rule: a tool section naming sqlalchemy is not a dependency declaration; install_requires and Poetry keys are', async () => {
+  const paper = async (files: Record<string, string>) => byName((await verifyProject(writeTree({ 'app.py': 'import sqlite3\n', ...files }), { orm: 'sqlalchemy' })).verifiers, 'orm');
+  const mypy = await paper({ 'setup.cfg': '[metadata]\nname = conduit\n\n[mypy-sqlalchemy.*]\nignore_missing_imports = True\n' });
+  assert.equal(mypy.passed, false, JSON.stringify(mypy.evidence));
+  const overrides = await paper({ 'pyproject.toml': '[project]\nname = "conduit"\n\n[[tool.mypy.overrides]]\nmodule = "sqlalchemy.*"\n\n[tool.mypy]\nplugins = ["sqlalchemy.ext.mypy.plugin"]\n' });
+  assert.equal(overrides.passed, false, JSON.stringify(overrides.evidence));
+
+  const cfg = await paper({ 'setup.cfg': '[options]\ninstall_requires =\n    flask==3.1.0\n    SQLAlchemy>=2.0  # the ORM\n' });
+  assert.deepEqual(cfg.evidence.map((e) => `${e.file}:${e.line}`), ['setup.cfg:4']);
+  const poetry = await paper({ 'pyproject.toml': '[tool.poetry.dependencies]\npython = "^3.11"\nFlask-SQLAlchemy = "^3.1"\n' });
+  assert.deepEqual(poetry.evidence.map((e) => `${e.file}:${e.line}`), ['pyproject.toml:3']);
+  const pep621 = await paper({ 'pyproject.toml': '[project]\nname = "conduit"\ndependencies = [\n  "flask==3.1.0",\n  "sqlalchemy[asyncio]==2.0.36",\n]\n' });
+  assert.deepEqual(pep621.evidence.map((e) => `${e.file}:${e.line}`), ['pyproject.toml:5']);
+});
+
+test('orm strict rule: a .get on a dict, os.environ or app.config is not a query; on a session or a model it is; evidence has its line', async () => {
+  const MODELS = 'from sqlalchemy import Column, Integer, MetaData, Table\nmetadata = MetaData()\nusers = Table("users", metadata, Column("id", Integer, primary_key=True))\n';
+  const strict = async (code: string) => byName((await verifyProject(writeTree({ 'app/models.py': MODELS, 'app/repo.py': code, 'requirements.txt': 'SQLAlchemy==2.0.36\n' }), { orm: 'sqlalchemy' })).verifiers, 'orm').strict!;
+  const notOrm = await strict(['import os', 'from flask import Flask', 'app = Flask(__name__)', 'cache = {}', 'def find(key):', '    return cache.get(key) or os.environ.get("USER") or app.config.get("DEBUG") or filter(None, [key])', ''].join('\n'));
+  assert.equal(notOrm.passed, false);
+  assert.deepEqual(notOrm.evidence.map((e) => e.message), ["no query goes through SQLAlchemy's API"]);
+
+  const viaSession = await strict(['from sqlalchemy.orm import Session', 'from app.models import users', 'def find(session: Session, key):', '    return session.get(users, key)', ''].join('\n'));
+  assert.equal(viaSession.passed, true, JSON.stringify(viaSession.evidence));
+  assert.deepEqual(viaSession.evidence.map((e) => `${e.file}:${e.line} ${e.message}`), ['app/models.py:3 Table(...)', 'app/repo.py:4 queries through the ORM: session.get(...)']);
+
+  const viaFactory = await strict(['from app.db import unit_of_work', 'def find(key):', '    with unit_of_work() as s:', '        return s.get(dict, key)', ''].join('\n'));
+  const withDb = byName((await verifyProject(writeTree({ 'app/models.py': MODELS, 'app/db.py': 'from sqlalchemy.orm import sessionmaker\nSession = sessionmaker()\ndef unit_of_work():\n    return Session()\n', 'app/repo.py': ['from app.db import unit_of_work', 'def find(key):', '    with unit_of_work() as s:', '        return s.get(dict, key)', ''].join('\n'), 'requirements.txt': 'SQLAlchemy==2.0.36\n' }), { orm: 'sqlalchemy' })).verifiers, 'orm').strict!;
+  assert.equal(viaFactory.passed, false, 'without app/db.py, unit_of_work is not known to be the ORM');
+  assert.equal(withDb.passed, true, JSON.stringify(withDb.evidence));
+  assert.deepEqual(withDb.evidence.map((e) => `${e.file}:${e.line}`), ['app/models.py:3', 'app/repo.py:4']);
 });

@@ -25,11 +25,42 @@ interface PythonInstallDetails {
   startupFiles: ReadonlySet<string>;
 }
 
+/**
+ * Puts into a venv made `--without-pip` what `python3 -m venv` would have put there: the wheels ensurepip
+ * brings (Python 3.11: pip and setuptools; Debian's from /usr/share/python-wheels), unpacked into site-packages,
+ * with their console scripts. ensurepip itself runs pip to install them, about 15 s on a busy machine; a
+ * wheel of pure Python is installed by unpacking it, well under a second.
+ */
+const SEED_VENV_SCRIPT = String.raw`
+import ensurepip, os, sys, sysconfig, zipfile
+site = sysconfig.get_paths()["purelib"]
+bindir = os.path.dirname(sys.executable)
+for name, pkg in sorted(ensurepip._get_packages().items()):
+    wheel = pkg.wheel_path or os.path.join(os.path.dirname(ensurepip.__file__), "_bundled", pkg.wheel_name)
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(site)
+        entry_points = [n for n in z.namelist() if n.endswith(".dist-info/entry_points.txt")]
+        text = z.read(entry_points[0]).decode() if entry_points else ""
+    section = None
+    for line in (l.strip() for l in text.splitlines()):
+        if line.startswith("["):
+            section = line
+        elif section == "[console_scripts]" and "=" in line:
+            script, target = (p.strip() for p in line.split("=", 1))
+            module, func = target.split(":")
+            path = os.path.join(bindir, script)
+            with open(path, "w") as f:
+                f.write("#!%s\nimport sys\nfrom %s import %s\nif __name__ == '__main__':\n    sys.exit(%s())\n" % (sys.executable, module, func.split(".")[0], func))
+            os.chmod(path, 0o755)
+    print(name, pkg.version)
+`;
+
 async function createVenv(ctx: AuditContext): Promise<void> {
+  const hint = 'check that python3 and its venv module are installed (`envproof doctor`)';
   const r = await ctx.sandbox.exec({ argv: ['python3', '-m', 'venv', '--without-pip', venvDir(ctx)], cwd: ctx.envDir, timeoutMs: 300_000, network: false });
-  if (r.exitCode !== 0) {
-    throw new StepFailedError('install', 'other', 'could not create a Python virtual environment', tail(r.stderr || r.stdout || r.spawnError || ''), 'check that python3 and its venv module are installed (`envproof doctor`)');
-  }
+  if (r.exitCode !== 0) throw new StepFailedError('install', 'other', 'could not create a Python virtual environment', tail(r.stderr || r.stdout || r.spawnError || ''), hint);
+  const seeded = await ctx.sandbox.exec({ argv: [venvPython(ctx), '-I', '-c', SEED_VENV_SCRIPT], cwd: ctx.envDir, timeoutMs: 120_000, network: false });
+  if (seeded.exitCode !== 0) throw new StepFailedError('install', 'other', "could not put ensurepip's packages into the virtual environment", tail(seeded.stderr || seeded.spawnError || ''), hint);
 }
 
 async function interpreterFacts(ctx: AuditContext): Promise<{ sitePackages: string[]; pythonVersion: string }> {
@@ -99,7 +130,7 @@ export const pythonEcosystem: EcosystemModule<PythonInstallDetails> = {
       own: [...own],
       details: { sitePackages: facts.sitePackages, baseline: before, pythonVersion: facts.pythonVersion, startupFiles: await startupFiles(ctx) },
       commands: [
-        `python3 -m venv --without-pip ${venvDir(ctx)}`,
+        `python3 -m venv --without-pip ${venvDir(ctx)}, then ensurepip's wheels (pip, setuptools) unpacked into it, as python3 -m venv would install them`,
         `pip --python <venv> install --report <env>/pip-report.json ${args.join(' ')}`,
         'the *.dist-info and *.egg-info metadata of the venv\'s site-packages (before and after)',
       ],

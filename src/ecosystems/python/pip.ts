@@ -25,8 +25,8 @@ export function venvEnv(ctx: AuditContext): Record<string, string> {
 }
 
 /**
- * pip run by the environment's interpreter and pointed at the venv (`--python`): the venv itself is created
- * without pip, so it starts empty and pip's own files never mix with the project's packages.
+ * pip run by the environment's interpreter and pointed at the venv (`--python`). The venv holds what a stock
+ * `python3 -m venv` brings (pip, setuptools); those are its baseline, subtracted from what the install adds.
  */
 function pipArgv(ctx: AuditContext, args: string[]): string[] {
   return ['python3', '-m', 'pip', '--python', venvPython(ctx), '--disable-pip-version-check', ...args];

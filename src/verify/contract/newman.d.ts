@@ -6,7 +6,7 @@ declare module 'newman' {
     error?: { name?: string; message?: string };
   }
   export interface NewmanExecution {
-    item: { name: string; id?: string };
+    item: { name: string; id?: string; events?: { members?: { listen?: string; script?: { exec?: string[] } }[] } };
     request?: { method?: string; url?: { toString(): string } };
     response?: { code?: number; responseTime?: number };
     requestError?: { message?: string; code?: string };
@@ -15,7 +15,7 @@ declare module 'newman' {
   export interface NewmanSummary {
     run: {
       executions: NewmanExecution[];
-      failures: { error: { name?: string; message?: string; test?: string }; source?: { name?: string } }[];
+      failures: { error: { name?: string; message?: string; test?: string }; source?: { name?: string; id?: string } }[];
     };
   }
   export interface NewmanRunOptions {

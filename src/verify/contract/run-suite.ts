@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { errorMessage } from '../../core/errors.js';
 import type { OpenApiContract } from './openapi.js';
-import { CONDUIT_SUITE, type AssertionKind, type Response, type StepSpec, type SuiteContext } from './suite.js';
+import { CONDUIT_SUITE, type AssertionKind, type AssertionSpec, type Response, type StepSpec, type SuiteContext } from './suite.js';
 
 export interface AssertionResult {
   /** `step.assertion`. */
@@ -47,11 +47,33 @@ function newContext(): SuiteContext {
     vars: {},
     user: { username: `envproof_${tag}`, email: `envproof_${tag}@example.test`, password },
     celeb: { username: `celeb_envproof_${tag}`, email: `celeb_envproof_${tag}@example.test`, password },
+    suffix: tag,
   };
 }
 
-function failAll(step: StepSpec, message: string): AssertionResult[] {
-  return step.assertions.map((a) => ({ id: `${step.id}.${a.id}`, kind: a.kind, description: a.description, passed: false, message }));
+/**
+ * The statuses a step accepts, read from the document: its success code when the operation lists it, or every
+ * client error (4xx) the operation lists when the step expects one (Conduit lists 401 and 422 for an anonymous
+ * `GET /user`).
+ */
+export function acceptedStatuses(contract: OpenApiContract, step: StepSpec): number[] {
+  const listed = contract.operation(step.operation).statuses.map(Number).filter(Number.isInteger);
+  if (step.expect < 400) return listed.filter((c) => c === step.expect);
+  return listed.filter((c) => c >= 400 && c < 500);
+}
+
+function descriptionOf(contract: OpenApiContract, step: StepSpec, a: AssertionSpec): string {
+  return a.kind === 'status' ? `status ${acceptedStatuses(contract, step).join(' or ') || `${step.expect} (not in the document)`}` : a.description;
+}
+
+function checkStatus(contract: OpenApiContract, step: StepSpec, res: Response): true | string {
+  const codes = acceptedStatuses(contract, step);
+  if (codes.length === 0) return `the document lists no ${step.expect < 400 ? step.expect : 'client error'} for ${step.operation}`;
+  return codes.includes(res.status) || `expected ${codes.join(' or ')}, got ${res.status}`;
+}
+
+function failAll(contract: OpenApiContract, step: StepSpec, message: string): AssertionResult[] {
+  return step.assertions.map((a) => ({ id: `${step.id}.${a.id}`, kind: a.kind, description: descriptionOf(contract, step, a), passed: false, message }));
 }
 
 /** `baseUrl` ends with the API prefix, e.g. `http://127.0.0.1:8080/api`. */
@@ -66,7 +88,7 @@ export async function runContractSuite(baseUrl: string, contract: OpenApiContrac
     if (missing.length > 0) {
       const error = `not run: an earlier step did not give ${missing.join(', ')}`;
       requests.push({ step: step.id, method, path: op.path, durationMs: 0, error });
-      assertions.push(...failAll(step, error));
+      assertions.push(...failAll(contract, step, error));
       continue;
     }
     const params = step.params?.(ctx) ?? {};
@@ -97,13 +119,13 @@ export async function runContractSuite(baseUrl: string, contract: OpenApiContrac
       const e = err as { name?: string; cause?: { code?: string } };
       const error = `no answer: ${e.name === 'TimeoutError' ? `timed out after ${REQUEST_TIMEOUT_MS / 1000} s` : (e.cause?.code ?? errorMessage(err))}`;
       requests.push({ step: step.id, method, path: pathname, durationMs: Math.round(performance.now() - started), error });
-      assertions.push(...failAll(step, error));
+      assertions.push(...failAll(contract, step, error));
       continue;
     }
     requests.push({ step: step.id, method, path: pathname + query, status: res.status, durationMs: Math.round(performance.now() - started) });
     for (const a of step.assertions) {
-      const outcome = a.kind === 'schema' ? checkSchema(contract, step, res) : a.check!(res, ctx);
-      assertions.push({ id: `${step.id}.${a.id}`, kind: a.kind, description: a.description, passed: outcome === true, ...(outcome === true ? {} : { message: outcome }) });
+      const outcome = a.kind === 'schema' ? checkSchema(contract, step, res) : a.kind === 'status' ? checkStatus(contract, step, res) : a.check!(res, ctx);
+      assertions.push({ id: `${step.id}.${a.id}`, kind: a.kind, description: descriptionOf(contract, step, a), passed: outcome === true, ...(outcome === true ? {} : { message: outcome }) });
     }
     // A success with another code than the document's still carries usable state (a token, a slug).
     if (res.status >= 200 && res.status < 300) step.learn?.(res, ctx);
