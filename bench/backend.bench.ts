@@ -107,6 +107,6 @@ await verifierTime();
 await suitesOwnTime();
 await endToEnd('flask-sqlalchemy', 'sqlite');
 await endToEnd('fastapi-sqlalchemy', 'sqlite');
-await endToEnd('koa-sequelize', 'sqlite');
+await endToEnd('koa-sequelize', 'postgresql');
 // Express on PostgreSQL: on SQLite the install compiles sqlite3 for minutes, which measures the compiler.
 await endToEnd('express-sequelize', 'postgresql');
