@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { runAudit } from '../audit/audit.js';
 import { failingKinds } from '../audit/findings.js';
@@ -92,6 +93,10 @@ interface DocumentRequest {
   flag: string;
 }
 
+function isDirectorySync(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}
+
 /**
  * The documents asked for. Each names its file (`--sbom spdx=sbom.json`, `--sarif envproof.sarif`), except at most
  * one, which takes --out or standard output as a single document always did.
@@ -101,6 +106,9 @@ function documentRequests(o: AuditCliOptions): { documents: DocumentRequest[]; u
     ...(o.sbom ?? []).map((s) => ({ kind: s.format, ...(s.file ? { file: s.file } : {}), flag: `--sbom ${s.format}` })),
     ...(o.sarif ? [{ kind: 'sarif' as const, ...(typeof o.sarif === 'string' ? { file: o.sarif } : {}), flag: '--sarif' }] : []),
   ];
+  if (typeof o.sarif === 'string' && isDirectorySync(o.sarif)) {
+    throw new UsageError(`--sarif ${o.sarif}: that is a directory; --sarif takes the file to write`, `put the directory to audit first: envproof audit ${o.sarif} --sarif envproof.sarif`);
+  }
   const unnamed = documents.filter((d) => !d.file);
   if (unnamed.length > 1) {
     throw new UsageError(`${unnamed.map((d) => d.flag).join(' and ')} cannot all go to one place`, 'name a file for each: --sbom cyclonedx=sbom.cdx.json --sbom spdx=sbom.spdx.json --sarif envproof.sarif');

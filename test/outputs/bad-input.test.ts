@@ -95,6 +95,8 @@ describe('bad input to --from and fix', () => {
     await fails(['audit', '--from', report, '--sbom', 'cyclonedx', '--sbom', 'spdx', '--out', path.join(root, 'x.json')], /--sbom cyclonedx and --sbom spdx cannot all go to one place/);
     await fails(['audit', '--from', report, '--sbom', 'swid=a.xml'], /--sbom takes cyclonedx or spdx, optionally with =<file>, not "swid=a\.xml"/);
     await fails(['audit', '--from', report, '--sbom', 'spdx='], /--sbom spdx= names no file/);
+    // The directory to audit written after --sarif would be taken for its file.
+    await fails(['audit', '--from', report, '--sarif', root], /--sarif .*: that is a directory; --sarif takes the file to write\nhint: put the directory to audit first/);
   });
 
   it('a report of another directory, and a directory that does not exist', async () => {
