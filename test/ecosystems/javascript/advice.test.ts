@@ -99,9 +99,11 @@ describe('advice: fix never breaks the npm project', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^-\s+"chalk": "\^4\.1\.2",$/m);
     assert.match(r.stdout, /^\+\s+"chalk": "4\.1\.2",$/m);
-    assert.match(r.stdout, /^-\s+"ms": "2\.1\.3"$/m);
+    // Removed: on a - line of the diff and on no + line (a line that only lost its comma is on both).
+    const names = (sign: string) => new Set([...r.stdout.matchAll(new RegExp(`^\\${sign}\\s+"([^"]+)":`, 'gm'))].map((m) => m[1]!));
+    const added = names('+');
+    assert.deepEqual([...names('-')].filter((n) => !added.has(n)), ['ms']);
     for (const kept of ['minimist', 'babel-plugin-transform-remove-console', 'eslint-plugin-no-only-tests', 'left-pad']) {
-      assert.doesNotMatch(r.stdout, new RegExp(`^-\\s+"${kept}"`, 'm'), `${kept} is not removed`);
       assert.match(r.stderr, new RegExp(`left alone: [^\\n]*${kept}`), kept);
     }
     const minimist = /left alone: minimist .*$/m.exec(r.stderr)![0];
