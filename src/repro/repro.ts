@@ -7,7 +7,8 @@ import type { TracerChoice } from '../trace/index.js';
 import { attribute } from './attribute.js';
 import { differences, median, reproductionRate, verdictOf } from './compare.js';
 import { startDatedIndex, type DatedIndex } from './dated-index.js';
-import { emptyShape, SHIM_FACTORS, shapeOf, type FactorContext } from './factors.js';
+import { randomInt } from 'node:crypto';
+import { drawnSeeds, SHIM_FACTORS, shapeOf, type FactorContext, type RunShape } from './factors.js';
 import { freshRun, type EnvironmentFacts, type RunSetup } from './fresh-run.js';
 import { detectKind } from './kinds.js';
 import { detectRunner } from './outcomes/runners.js';
@@ -37,6 +38,8 @@ export interface ReproOptions {
   progress(message: string): void;
   /** Told of each finished run (the corpus records them as they come). */
   onRun?(run: RunRecord): Promise<void>;
+  /** Draws the seeds of the factors random by default (tests give their own); absent: a random 31-bit seed. */
+  drawSeed?: () => number;
 }
 
 export const REPRO_SCHEMA_VERSION = 1;
@@ -100,20 +103,33 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     progress: opts.progress,
     datedIndexUrl: indexes.url,
   };
-  const context = (index: number, facts: EnvironmentFacts): FactorContext => ({
+  const drawSeed = opts.drawSeed ?? (() => randomInt(1, 2 ** 31));
+  // A run's shape is decided twice (before its install, then with what the install found): both times with the same draws.
+  let draw = drawSeed;
+  let referenceSeeds: Partial<Record<FactorId, number>> = {};
+  const context = (index: number, facts: EnvironmentFacts, triedSeeds: FactorContext['triedSeeds'] = {}): FactorContext => ({
     index,
     referenceDate,
     now,
     ...(runner ? { runner: runner.runner } : {}),
     ...facts,
     datedResolution: kind.datedResolution,
+    randomByDefault: kind.randomByDefault,
+    draw,
+    referenceSeeds,
+    triedSeeds,
   });
   let reference: Reference | undefined;
   let referenceLoaded: string[] | undefined;
   let command = opts.command;
-  const record = async (role: RunRecord['role'], label: string, decide: (facts: EnvironmentFacts) => ReturnType<typeof emptyShape>): Promise<RunRecord> => {
+  const record = async (role: RunRecord['role'], label: string, decide: (facts: EnvironmentFacts) => RunShape): Promise<RunRecord> => {
     opts.progress(`${label}: fresh install and run`);
-    const r = await freshRun(setup, decide);
+    const seeds: number[] = [];
+    const r = await freshRun(setup, (facts) => {
+      let j = 0;
+      draw = () => (seeds[j] ??= drawSeed(), seeds[j++]!);
+      return decide(facts);
+    });
     command ??= r.command;
     const diff = reference ? differences(reference.outcome, r.outcome) : [];
     const run: RunRecord = { role, variation: r.shape.settings, outcome: r.outcome, matches: diff.length === 0, differences: diff, durationMs: r.durationMs, installMs: r.installMs };
@@ -131,10 +147,9 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     if (fileRef) {
       reference = { source: 'file', path: fileRef.path, recordedAt: referenceDate.toISOString(), outcome: fileRef.outcome };
     } else {
-      // The default environment; with --as-of, dependencies as they resolved then.
-      const refRun = await record('reference', 'reference run', (facts) =>
-        opts.asOf ? shapeOf([], ['dependency-drift'], context(0, facts)) : emptyShape(),
-      );
+      // The default environment (its random factors drawn and recorded); with --as-of, dependencies as they resolved then.
+      const refRun = await record('reference', 'reference run', (facts) => shapeOf([], opts.asOf ? ['dependency-drift'] : [], context(0, facts)));
+      referenceSeeds = drawnSeeds(refRun.variation);
       if (refRun.outcome.status === 'not-started') {
         throw new EnvproofError(`the test command never started in the sandbox (${refRun.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd; inside the environment, python, node, go etc. are the project\'s own');
       }
@@ -171,8 +186,11 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       if (first < 0) report.causes = [];
       else {
         const pinAllBut = (varied: readonly FactorId[]) => FACTORS.filter((f) => !varied.includes(f));
-        const a = await attribute(opts.vary, first, (varied, role, index) =>
-          record(role, `attribution (${varied.length ? `varying ${varied.join(', ')}` : 'control, all pinned'})`, (facts) => shapeOf(varied, pinAllBut(varied), context(index, facts))),
+        // The seeds the differing re-run drew are tried like any varied factor; the pinned ones replay the reference's.
+        const tried = drawnSeeds(reruns[first]!.variation);
+        const candidates = [...opts.vary, ...FACTORS.filter((f) => !opts.vary.includes(f) && tried[f] !== undefined && tried[f] !== referenceSeeds[f])];
+        const a = await attribute(candidates, first, (varied, role, index) =>
+          record(role, `attribution (${varied.length ? `varying ${varied.join(', ')}` : 'control, all pinned'})`, (facts) => shapeOf(varied, pinAllBut(varied), context(index, facts, tried))),
         );
         report.causes = a.causes;
         report.attributionRuns = a.runs;

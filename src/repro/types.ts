@@ -37,12 +37,18 @@ export type FactorId = (typeof FACTORS)[number];
 /** The seed paper's failure categories. */
 export type CauseCategory = 'implicit-environment' | 'dependency-drift' | 'time-date' | 'test-order' | 'network' | 'other';
 
-/** What one run did with one factor: `value` as set (e.g. "TZ=Pacific/Kiritimati"); `applied` false with `note` when it could not. */
+/**
+ * What one run did with one factor: `value` as set (e.g. "TZ=Pacific/Kiritimati"); `applied` false with `note` when it
+ * could not. `drawn`: a factor that is random by default (Python's hash seed, pytest-randomly's order), left to chance
+ * as the default environment would but with the value drawn by envproof and recorded in `seed`, so that it can be replayed.
+ */
 export interface FactorSetting {
   factor: FactorId;
-  mode: 'varied' | 'pinned';
+  mode: 'varied' | 'pinned' | 'drawn';
   value: string;
   applied: boolean;
+  /** The seed the run used, for the factors that take one (hash seed, shuffle seed). */
+  seed?: number;
   note?: string;
 }
 

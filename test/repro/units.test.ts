@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { attribute } from '../../src/repro/attribute.js';
 import { differences, median, reproductionRate, verdictOf } from '../../src/repro/compare.js';
 import { datedPage } from '../../src/repro/dated-index.js';
-import { shapeOf, type FactorContext } from '../../src/repro/factors.js';
+import { drawnSeeds, shapeOf, type FactorContext } from '../../src/repro/factors.js';
 import { parseGoTestJson } from '../../src/repro/outcomes/go-json.js';
 import { parseJestJson } from '../../src/repro/outcomes/jest-json.js';
 import { parseJunitXml } from '../../src/repro/outcomes/junit.js';
@@ -153,6 +153,21 @@ describe('repro factors', () => {
     assert.deepEqual([varied.visibleCpus, varied.prefix], [1, ['taskset', '--cpu-list', '0']]);
     const pinned = shapeOf([], ['locale', 'cpus'], ctx);
     assert.deepEqual([pinned.locale, pinned.visibleCpus, pinned.prefix], [undefined, undefined, []]);
+  });
+
+  test('factors random by default are drawn and recorded; pinned they replay the reference, varied they take the explained re-run', () => {
+    const draws = [7, 8];
+    const py: FactorContext = { ...ctx, runner: 'pytest', pytestShuffle: 'randomly', randomByDefault: ['hash-seed'], draw: () => draws.shift()! };
+    const drawn = shapeOf([], [], py);
+    assert.deepEqual([drawn.env.PYTHONHASHSEED, drawn.pytestOptions], ['7', ['-p randomly --randomly-seed=8']]);
+    assert.deepEqual(drawnSeeds(drawn.settings), { 'hash-seed': 7, 'test-order': 8 });
+    const control = shapeOf([], ['hash-seed', 'test-order'], { ...py, referenceSeeds: { 'hash-seed': 7, 'test-order': 8 } });
+    assert.deepEqual([control.env.PYTHONHASHSEED, control.pytestOptions, control.settings.map((s) => s.mode)], ['7', ['-p randomly --randomly-seed=8'], ['pinned', 'pinned']]);
+    const tried = shapeOf(['hash-seed'], ['test-order'], { ...py, triedSeeds: { 'hash-seed': 99 } });
+    assert.deepEqual([tried.env.PYTHONHASHSEED, tried.pytestOptions], ['99', ['-p no:randomly']]);
+    // Without a draw (the shim's values given by a reference file): 0 and the natural order, nothing drawn.
+    assert.deepEqual(shapeOf([], ['hash-seed'], { ...ctx, randomByDefault: ['hash-seed'] }).env.PYTHONHASHSEED, '0');
+    assert.deepEqual(draws, []);
   });
 
   test('the pinned clock starts at the reference date; a runner without a shuffle says so', () => {
