@@ -4,7 +4,8 @@ import { TOOL_VERSION } from '../core/version.js';
 import { checkProjectDir } from '../audit/workspace.js';
 import { resolveBackend, type BackendChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
-import { attribute } from './attribute.js';
+import { wilsonInterval } from '../metrics/stats.js';
+import { attribute, DEFAULT_ATTRIBUTION } from './attribute.js';
 import { differences, median, reproductionRate, verdictOf } from './compare.js';
 import { startDatedIndex, type DatedIndex } from './dated-index.js';
 import { randomInt } from 'node:crypto';
@@ -22,6 +23,8 @@ export interface ReproOptions {
   k: number;
   vary: readonly FactorId[];
   attribute: boolean;
+  /** With `attribute`: the most runs of each attribution arm (the control, each factor); default 6. */
+  trials?: number;
   shim: boolean;
   /** A reference outcome recorded earlier (file). */
   referenceFile?: string;
@@ -81,6 +84,7 @@ export function loadedDifferences(reference: readonly string[], run: readonly st
 export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   if (opts.command !== undefined && !opts.command.trim()) throw new UsageError('--cmd is empty', 'give the test command, e.g. --cmd "pytest -q"');
   if (!Number.isInteger(opts.k) || opts.k < 1) throw new UsageError(`--k must be a whole number of runs, at least 1 (not ${opts.k})`);
+  if (opts.trials !== undefined && (!Number.isInteger(opts.trials) || opts.trials < 1)) throw new UsageError(`--trials must be a whole number of runs, at least 1 (not ${opts.trials})`);
   const dir = await checkProjectDir(opts.dir);
   const kind = await detectKind(dir, opts.ecosystem);
   const runner = opts.command === undefined ? undefined : await detectRunner(opts.command, dir);
@@ -174,6 +178,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       sandbox: resolveBackend(opts.backend).backend,
       verdict,
       rate,
+      rateInterval: wilsonInterval(reruns.filter((r) => r.matches).length, reruns.length)!,
       k: opts.k,
       vary: [...opts.vary],
       ...(opts.tracer ? { tracer: opts.tracer } : {}),
@@ -186,11 +191,15 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       if (first < 0) report.causes = [];
       else {
         const pinAllBut = (varied: readonly FactorId[]) => FACTORS.filter((f) => !varied.includes(f));
-        // The seeds the differing re-run drew are tried like any varied factor; the pinned ones replay the reference's.
+        // A seed the differing re-run drew other than the reference run's is tried like any varied factor (the pinned ones
+        // replay the reference's); against a reference file, whose seeds are not known, only when --vary names it.
         const tried = drawnSeeds(reruns[first]!.variation);
-        const candidates = [...opts.vary, ...FACTORS.filter((f) => !opts.vary.includes(f) && tried[f] !== undefined && tried[f] !== referenceSeeds[f])];
-        const a = await attribute(candidates, first, (varied, role, index) =>
-          record(role, `attribution (${varied.length ? `varying ${varied.join(', ')}` : 'control, all pinned'})`, (facts) => shapeOf(varied, pinAllBut(varied), context(index, facts, tried))),
+        const candidates = [...opts.vary, ...FACTORS.filter((f) => !opts.vary.includes(f) && referenceSeeds[f] !== undefined && tried[f] !== undefined && tried[f] !== referenceSeeds[f])];
+        const a = await attribute(
+          candidates,
+          first,
+          (varied, role, index) => record(role, `attribution (${varied.length ? `varying ${varied.join(', ')}` : 'control, all pinned'})`, (facts) => shapeOf(varied, pinAllBut(varied), context(index, facts, tried))),
+          { ...DEFAULT_ATTRIBUTION, maxTrials: opts.trials ?? DEFAULT_ATTRIBUTION.maxTrials },
         );
         report.causes = a.causes;
         report.attributionRuns = a.runs;
@@ -210,5 +219,5 @@ async function shimRuns(opts: ReproOptions, reruns: readonly RunRecord[], run: (
   const withShim = median(runs.map((r) => r.durationMs));
   const without = median(reruns.map((r) => r.durationMs));
   const pins = runs[0]?.variation.filter((s) => s.mode === 'pinned').map((s) => (s.applied ? s.value : `${s.factor}: not pinned (${s.note})`)) ?? [];
-  return { verdict: verdictOf(rate), rate, runs, overheadRatio: withShim !== null && without ? Math.round((withShim / without) * 1000) / 1000 : null, pins };
+  return { verdict: verdictOf(rate), rate, rateInterval: wilsonInterval(runs.filter((r) => r.matches).length, runs.length)!, runs, overheadRatio: withShim !== null && without ? Math.round((withShim / without) * 1000) / 1000 : null, pins };
 }

@@ -80,10 +80,27 @@ export interface RunRecord {
 
 export type Verdict = 'reproducible' | 'flaky' | 'broken';
 
+/** How a factor's runs in attribution compared with the control's (every factor pinned). */
+export interface CauseStatistics {
+  /** The factor's runs that differed from the reference, of `trials`, with the 95% Wilson interval of that rate. */
+  mismatched: number;
+  trials: number;
+  interval: [number, number];
+  controlMismatched: number;
+  controlTrials: number;
+  /** Fisher's exact test (two-sided) of the two arms' match/mismatch counts. */
+  p: number;
+  /** p below the level; false: named only because every run of the factor differed and none of the control's did, in too few trials to tell. */
+  significant: boolean;
+}
+
 export interface Cause {
-  factor: FactorId | 'unknown';
+  /** `nondeterministic`: the outcome varies with every factor pinned (a race, a random seed envproof does not know). */
+  factor: FactorId | 'unknown' | 'nondeterministic';
   category: CauseCategory;
   evidence: string;
+  /** For a factor tried in attribution: its runs against the control's. */
+  statistics?: CauseStatistics;
 }
 
 export interface Reference {
@@ -98,6 +115,8 @@ export interface Reference {
 export interface ShimSummary {
   verdict: Verdict;
   rate: number;
+  /** The 95% Wilson interval of the rate. */
+  rateInterval: [number, number];
   runs: RunRecord[];
   /** Median test-command time with the shim over the median without it. */
   overheadRatio: number | null;
@@ -114,6 +133,8 @@ export interface ReproReport {
   sandbox: string;
   verdict: Verdict;
   rate: number;
+  /** The 95% Wilson interval of the rate over the k re-runs. */
+  rateInterval: [number, number];
   k: number;
   vary: FactorId[];
   /** The tracer of every run (--tracer); absent: the runs were not traced. */
