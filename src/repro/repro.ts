@@ -81,6 +81,18 @@ export function loadedDifferences(reference: readonly string[], run: readonly st
   return out;
 }
 
+/** A run of a runner envproof reads that left no report, or reported no test: it tested nothing, which is no outcome to compare. */
+function testedNothing(o: Outcome): boolean {
+  return o.runner !== undefined && (o.tests === undefined || Object.keys(o.tests).length === 0);
+}
+
+function harnessFailure(o: Outcome, command: string | undefined): EnvproofError {
+  return new EnvproofError(
+    `the test command tested nothing, so there is no outcome to reproduce: ${o.note ?? `${o.runner} reported no tests`}`,
+    `check that ${command ?? 'the command'} runs the project's tests in a fresh environment (its runner, its Node/Python/Go version, the test files it collects)`,
+  );
+}
+
 export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   if (opts.command !== undefined && !opts.command.trim()) throw new UsageError('--cmd is empty', 'give the test command, e.g. --cmd "pytest -q"');
   if (!Number.isInteger(opts.k) || opts.k < 1) throw new UsageError(`--k must be a whole number of runs, at least 1 (not ${opts.k})`);
@@ -157,12 +169,14 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       if (refRun.outcome.status === 'not-started') {
         throw new EnvproofError(`the test command never started in the sandbox (${refRun.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd; inside the environment, python, node, go etc. are the project\'s own');
       }
+      if (testedNothing(refRun.outcome)) throw harnessFailure(refRun.outcome, command);
       reference = { source: 'first-run', recordedAt: referenceDate.toISOString(), outcome: refRun.outcome };
       referenceLoaded = refRun.traced?.loaded;
       runs.push(refRun);
     }
     const reruns: RunRecord[] = [];
     for (let i = 0; i < opts.k; i++) reruns.push(await record('rerun', `re-run ${i + 1}/${opts.k}`, (facts) => shapeOf(opts.vary, [], context(i, facts))));
+    if (fileRef && reruns.every((r) => testedNothing(r.outcome))) throw harnessFailure(reruns[0]!.outcome, command);
     if (fileRef && reruns.every((r) => r.outcome.status === 'not-started')) {
       throw new EnvproofError(`the test command never started in the sandbox (${reruns[0]!.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd');
     }

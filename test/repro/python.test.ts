@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { assertCause, reproFixture, settingOf } from './helpers.js';
+import { runCli } from '../helpers/cli.js';
+import { assertCause, FIXTURES, reproFixture, settingOf } from './helpers.js';
 
 describe('repro: Python fixtures, one per cause, each attributed', () => {
   test('timezone (a umask variation beside it is no cause)', async () => {
@@ -62,6 +63,14 @@ describe('repro: Python fixtures, one per cause, each attributed', () => {
     assert.deepEqual([settingOf(r, 'rerun', 'hash-seed')?.seed, r.runs[1]!.outcome.tests], [3, { [id]: 'passed' }]);
     assert.deepEqual([settingOf(r, 'control', 'hash-seed')?.mode, settingOf(r, 'control', 'hash-seed')?.seed, r.attributionRuns![0]!.matches], ['pinned', 1, true]);
     assertCause(r, 'hash-seed', 'other', new RegExp(`^PYTHONHASHSEED=3: status fail → pass; ${id}: failed → passed$`));
+  });
+
+  test('a runner that tests nothing (pytest collects no test, exit 5) is a harness failure: exit 2, its last lines, no verdict', () => {
+    const r = runCli(['repro', path.join(FIXTURES, 'py-no-tests'), '--cmd', 'pytest -q', '--k', '1', '--vary', 'timezone', '--attribute', '-q']);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /envproof: the test command tested nothing, so there is no outcome to reproduce: pytest reported no tests \(exit 5\):\n(.*\n)*no tests ran in /);
+    assert.equal(r.stdout, '');
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
   });
 
   test('a dependency range that resolves differently by date (the dated index)', async () => {
