@@ -97,7 +97,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   if (opts.command !== undefined && !opts.command.trim()) throw new UsageError('--cmd is empty', 'give the test command, e.g. --cmd "pytest -q"');
   if (!Number.isInteger(opts.k) || opts.k < 1) throw new UsageError(`--k must be a whole number of runs, at least 1 (not ${opts.k})`);
   if (opts.trials !== undefined && (!Number.isInteger(opts.trials) || opts.trials < 1)) throw new UsageError(`--trials must be a whole number of runs, at least 1 (not ${opts.trials})`);
-  const dir = await checkProjectDir(opts.dir);
+  const dir = await checkProjectDir(opts.dir, 'to reproduce');
   const kind = await detectKind(dir, opts.ecosystem);
   const runner = opts.command === undefined ? undefined : await detectRunner(opts.command, dir);
   const fileRef = opts.reference ?? (opts.referenceFile ? { ...(await readReferenceFile(opts.referenceFile)), path: opts.referenceFile } : undefined);

@@ -43,7 +43,7 @@ describe('envproof repro (CLI)', () => {
       [[path.join(FIXTURES, 'go-clean')], /repro needs the test command/],
       [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--vary', 'timezone,moon'], /--vary: unknown factor "moon"/],
       [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--k', '0'], /--k must be a positive number/],
-      [[path.join(FIXTURES, 'no-such-fixture'), '--cmd', 'go test'], /no such directory/],
+      [[path.join(FIXTURES, 'no-such-fixture'), '--cmd', 'go test'], /no such directory: .*no-such-fixture\nhint: give the path of the project to reproduce/],
       [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--as-of', 'yesterday'], /--as-of: "yesterday" is not a date/],
       [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--reference', path.join(mkdtempSync(path.join(tmpdir(), 'r-')), 'none.json')], /cannot read the reference .*no such file/],
     ];
