@@ -15,10 +15,11 @@ export interface WorkDir {
 }
 
 /** Checks that the audited path is a readable directory; a clear error otherwise. */
-export async function checkProjectDir(dir: string): Promise<string> {
+/** `purpose`: what the project is given for, as the hint says it ("to audit", "to reproduce"). */
+export async function checkProjectDir(dir: string, purpose = 'to audit'): Promise<string> {
   const abs = path.resolve(dir);
   const st = await stat(abs).catch(() => undefined);
-  if (!st) throw new EnvproofError(`no such directory: ${dir}`, 'give the path of the project to audit');
+  if (!st) throw new EnvproofError(`no such directory: ${dir}`, `give the path of the project ${purpose}`);
   if (!st.isDirectory()) throw new EnvproofError(`not a directory: ${dir}`, 'give the project directory, not a file in it');
   return abs;
 }

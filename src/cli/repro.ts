@@ -33,6 +33,7 @@ interface ReproFlags {
   k: string;
   vary: string;
   attribute?: boolean;
+  trials: string;
   shim?: boolean;
   reference?: string;
   asOf?: string;
@@ -54,6 +55,7 @@ function instanceOptions(o: ReproFlags) {
     k: positiveNumber('--k')(o.k),
     vary: parseFactors(o.vary),
     attribute: true,
+    trials: positiveNumber('--trials')(o.trials),
     backend: o.sandbox,
     systemPackages: listOption(o.systemPackages),
     timeoutSec: positiveNumber('--timeout')(o.timeout),
@@ -126,6 +128,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
     .option('--k <n>', 'number of fresh re-runs', '5')
     .option('--vary <factors>', `what the re-runs vary: all, none, or a list of ${FACTORS.join(',')}`, 'all')
     .option('--attribute', 'find the causes: a control run with everything pinned, then one factor at a time')
+    .option('--trials <n>', 'with --attribute: the most runs of the control and of each factor, repeated until Fisher\'s exact test tells cause from chance', '6')
     .option('--shim', 'also re-run under the pinning shim and report its verdict and overhead')
     .option('--reference <file>', 'a reference outcome recorded earlier (JSON) instead of a first run')
     .option('--as-of <date>', 'the date the reference stands for: the first run resolves dependencies as of then; the shim pins clock and index to it')
@@ -163,6 +166,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
         k: positiveNumber('--k')(o.k),
         vary: parseFactors(o.vary),
         attribute: Boolean(o.attribute),
+        trials: positiveNumber('--trials')(o.trials),
         shim: Boolean(o.shim),
         ...(o.reference ? { referenceFile: o.reference } : {}),
         ...(o.asOf ? { asOf: parseDate(o.asOf, '--as-of') } : {}),

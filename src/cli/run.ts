@@ -153,6 +153,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
     .option('--repro <k>', 'then re-run every successful final project k times, each in a fresh sandbox with a fresh install, and record its reproducibility (docs/repro.md)', positiveInt('--repro', 1))
     .option('--repro-vary <factors>', `what those re-runs vary: all, none, or a list of ${FACTORS.join(',')}`, 'all')
     .option('--repro-attribute', 'for a final project that does not reproduce, find the causes (a control run, then one factor at a time)')
+    .option('--repro-trials <n>', 'with --repro-attribute: the most runs of the control and of each factor (envproof repro --trials)', positiveInt('--repro-trials', 1), 6)
     .option('--json', 'print the summary as JSON')
     .option('-q, --quiet', 'no progress lines');
   addEnvironmentOptions(command)
@@ -160,7 +161,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
       'after',
       '\nProgress goes to standard error: a line per attempt, retry and run ended, with the elapsed time and an ETA; on a terminal, also a live line per --jobs slot. Each attempt keeps the agent\'s output and the program\'s (docs/store.md).\nRe-running the same command resumes: finished runs are skipped and a run stopped half-way continues after its last recorded attempt; with --repro, final projects already re-run are skipped too.\nWith --queue, the workers (envproof worker --store ...) record the runs; enqueuing the same runs again adds nothing.\nExit codes: 0 every run ended (or, with --queue and no --wait, was enqueued), 1 some runs were set aside after infrastructure failures, or runs were run and none succeeded (or, with --repro, some final projects could not be re-run), 2 error (also a refused credential, which stops the run at once, and Ctrl-C/SIGTERM, after which the same command resumes).',
     )
-    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; installTimeout: number; javaAttribution: JavaAttribution; agentTimeout: number; requestTimeout: number; rerun?: string; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; repro?: number; reproVary: string; reproAttribute?: boolean; json?: boolean; quiet?: boolean }, command: Command) => {
+    .action(async (o: EnvironmentFlags & { agent: string[]; suite: string; spec?: string; collection?: string; startupTimeout: number; tasks: string; languages: string; trials: number; repairs: number; jobs: number; variant: PromptVariant; sandbox: BackendChoice; tracer: TracerChoice; timeout: number; installTimeout: number; javaAttribution: JavaAttribution; agentTimeout: number; requestTimeout: number; rerun?: string; retries: number; retryDelay: number; store: string; queue?: string; wait?: boolean; pollInterval: number; repro?: number; reproVary: string; reproAttribute?: boolean; reproTrials: number; json?: boolean; quiet?: boolean }, command: Command) => {
       const agents = o.agent.map((spec) => agentFromSpec(spec));
       const names = agents.map((a) => a.name);
       if (new Set(names).size !== names.length) throw new UsageError(`two agents share the name ${names.find((n, i) => names.indexOf(n) !== i)}`, 'label them: <name>@<spec>');
@@ -229,6 +230,7 @@ export function registerRun(program: Command, setExitCode: SetExitCode): void {
               k: o.repro,
               vary: reproVary,
               attribute: Boolean(o.reproAttribute),
+              trials: o.reproTrials,
               backend,
               systemPackages: environment.systemPackages ?? [],
               timeoutSec: o.timeout,

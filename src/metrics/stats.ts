@@ -33,6 +33,33 @@ export function wilsonInterval(successes: number, n: number, z = 1.96): [number,
   return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }
 
+/** log C(n, i), for binomial and hypergeometric probabilities without overflow. */
+export function logChoose(n: number, i: number): number {
+  let s = 0;
+  for (let j = 1; j <= i; j++) s += Math.log(n - i + j) - Math.log(j);
+  return s;
+}
+
+/**
+ * Fisher's exact test (two-sided) of the 2×2 table [[a, b], [c, d]] (rows: two groups; columns: two outcomes): the
+ * probability, with the margins fixed, of a table at most as likely as this one under no association.
+ */
+export function fisherExact(a: number, b: number, c: number, d: number): number {
+  const row1 = a + b;
+  const row2 = c + d;
+  const col1 = a + c;
+  const n = row1 + row2;
+  const logP = (x: number) => logChoose(row1, x) + logChoose(row2, col1 - x) - logChoose(n, col1);
+  const observed = logP(a);
+  let p = 0;
+  for (let x = Math.max(0, col1 - row2); x <= Math.min(row1, col1); x++) {
+    const lp = logP(x);
+    // A relative tolerance, so that tables exactly as likely as the observed one count despite rounding.
+    if (lp <= observed + 1e-7) p += Math.exp(lp);
+  }
+  return Math.min(1, p);
+}
+
 /** |A ∩ B| / |A ∪ B|, 1 when both are empty. */
 export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 && b.size === 0) return 1;

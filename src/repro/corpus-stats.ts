@@ -1,5 +1,6 @@
 /** The seed's corpus figures from the stored instances: shares, causes, the shim's effect, drift by age. Pure. */
 import type { ReproInstanceRow } from '../store/repro-tables.js';
+import { logChoose } from '../metrics/stats.js';
 import { median } from './compare.js';
 import type { CauseCategory, Verdict } from './types.js';
 
@@ -17,13 +18,6 @@ function shares<T extends string>(names: readonly T[], values: readonly T[]): Sh
     const count = values.filter((v) => v === name).length;
     return { name, count, share: values.length ? count / values.length : 0 };
   });
-}
-
-/** log C(n, i), for the binomial tail without overflow. */
-function logChoose(n: number, i: number): number {
-  let s = 0;
-  for (let j = 1; j <= i; j++) s += Math.log(n - i + j) - Math.log(j);
-  return s;
 }
 
 /**

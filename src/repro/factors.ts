@@ -60,6 +60,24 @@ export interface FactorContext {
   /** Whether the project's package manager can resolve against a date (pip via the dated index, npm --before). */
   datedResolution: { supported: true } | { supported: false; why: string };
   now: Date;
+  /** The factors the project's runtime leaves to chance by default (Python: the hash seed); the runner's shuffle is added when it shuffles. */
+  randomByDefault?: readonly FactorId[];
+  /** Draws a seed for a factor left to chance; absent: no factor is drawn (the run is shaped by `varied` and `pinned` only). */
+  draw?: () => number;
+  /** The seeds the reference run drew: a pinned factor replays them, so the control replays the reference exactly. */
+  referenceSeeds?: Partial<Record<FactorId, number>>;
+  /** The seeds of the re-run being explained: a varied factor takes them, so attribution tries the values that run had. */
+  triedSeeds?: Partial<Record<FactorId, number>>;
+}
+
+/** The seeds a run drew, per factor. */
+export function drawnSeeds(settings: readonly FactorSetting[]): Partial<Record<FactorId, number>> {
+  return Object.fromEntries(settings.filter((s) => s.mode === 'drawn' && s.seed !== undefined).map((s) => [s.factor, s.seed]));
+}
+
+/** The factors of this run that are random unless set: the runtime's, and the order when the runner shuffles by default. */
+function randomFactors(ctx: FactorContext): FactorId[] {
+  return [...(ctx.randomByDefault ?? []), ...(ctx.runner === 'pytest' && ctx.pytestShuffle === 'randomly' ? (['test-order'] as const) : [])];
 }
 
 export function emptyShape(): RunShape {
@@ -73,23 +91,33 @@ function faketimeAt(date: Date): string {
   return `@${date.toISOString().slice(0, 19).replace('T', ' ')}`;
 }
 
-function setting(factor: FactorId, mode: 'varied' | 'pinned', value: string, applied = true, note?: string): FactorSetting {
+type Mode = FactorSetting['mode'];
+
+function setting(factor: FactorId, mode: Mode, value: string, applied = true, note?: string): FactorSetting {
   return { factor, mode, value, applied, ...(note ? { note } : {}) };
 }
 
-function orderSetting(mode: 'varied' | 'pinned', seed: number, ctx: FactorContext, shape: RunShape): FactorSetting {
+/** The seed a seeded factor takes: drawn, replayed from the reference when pinned, the re-run's when varied. */
+function seedOf(factor: FactorId, mode: Mode, ctx: FactorContext, fallback: number | undefined): number | undefined {
+  if (mode === 'drawn') return ctx.draw!();
+  if (mode === 'pinned') return ctx.referenceSeeds?.[factor] ?? fallback;
+  return ctx.triedSeeds?.[factor] ?? fallback;
+}
+
+function orderSetting(mode: Mode, ctx: FactorContext, shape: RunShape): FactorSetting {
+  const seed = seedOf('test-order', mode, ctx, mode === 'pinned' ? undefined : 1000 + ctx.index)!;
   const natural = 'the runner\'s own order';
   switch (ctx.runner) {
     case 'pytest':
       if (!ctx.pytestShuffle) {
         return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'pytest shuffles only with pytest-randomly or pytest-random-order, and the project installs neither');
       }
-      if (mode === 'pinned') {
+      if (seed === undefined) {
         shape.pytestOptions.push(ctx.pytestShuffle === 'randomly' ? '-p no:randomly' : '-p no:random_order');
         return setting('test-order', mode, natural);
       }
       shape.pytestOptions.push(ctx.pytestShuffle === 'randomly' ? `-p randomly --randomly-seed=${seed}` : `-p random_order --random-order-seed=${seed}`);
-      return setting('test-order', mode, `shuffled, seed ${seed} (pytest-${ctx.pytestShuffle})`);
+      return { ...setting('test-order', mode, `shuffled, seed ${seed} (pytest-${ctx.pytestShuffle})`), seed };
     case 'jest':
       if (mode === 'pinned') return setting('test-order', mode, natural);
       shape.runnerArgs.push('--randomize', `--seed=${seed}`);
@@ -115,8 +143,11 @@ function orderSetting(mode: 'varied' | 'pinned', seed: number, ctx: FactorContex
   }
 }
 
-/** Applies one factor, varied (to the index-th alternative value) or pinned (the shim's value), to `shape`. */
-export function applyFactor(factor: FactorId, mode: 'varied' | 'pinned', ctx: FactorContext, shape: RunShape): void {
+/**
+ * Applies one factor, varied (to the index-th alternative value), pinned (the shim's value; a seed the reference
+ * drew), or drawn (a new random seed), to `shape`.
+ */
+export function applyFactor(factor: FactorId, mode: Mode, ctx: FactorContext, shape: RunShape): void {
   const i = ctx.index;
   const add = (s: FactorSetting): void => {
     shape.settings.push(s);
@@ -161,11 +192,11 @@ export function applyFactor(factor: FactorId, mode: 'varied' | 'pinned', ctx: Fa
       shape.visibleCpus = 1;
       return add(setting(factor, mode, 'one CPU (taskset --cpu-list 0; in bwrap also the CPU lists under /sys and /proc/stat)'));
     case 'test-order':
-      return add(orderSetting(mode, mode === 'pinned' ? 0 : 1000 + i, ctx, shape));
+      return add(orderSetting(mode, ctx, shape));
     case 'hash-seed': {
-      const seed = mode === 'pinned' ? 0 : i + 1;
+      const seed = seedOf(factor, mode, ctx, mode === 'pinned' ? 0 : i + 1)!;
       shape.env.PYTHONHASHSEED = String(seed);
-      return add(setting(factor, mode, `PYTHONHASHSEED=${seed}`));
+      return add({ ...setting(factor, mode, `PYTHONHASHSEED=${seed}`), seed });
     }
     case 'network':
       shape.network = mode === 'varied';
@@ -182,10 +213,14 @@ export function applyFactor(factor: FactorId, mode: 'varied' | 'pinned', ctx: Fa
   }
 }
 
-/** A run's shape: `varied` factors at their index-th alternative, `pinned` ones at the shim's value, the rest as the environment has them. */
+/**
+ * A run's shape: `varied` factors at their index-th alternative, `pinned` ones at the shim's value (or the reference's
+ * seed), the factors random by default drawn (with `ctx.draw`), the rest as the environment has them.
+ */
 export function shapeOf(varied: readonly FactorId[], pinned: readonly FactorId[], ctx: FactorContext, base: Partial<RunShape> = {}): RunShape {
   const shape = { ...emptyShape(), ...base };
   for (const f of pinned) if (!varied.includes(f)) applyFactor(f, 'pinned', ctx, shape);
   for (const f of varied) applyFactor(f, 'varied', ctx, shape);
+  if (ctx.draw) for (const f of randomFactors(ctx)) if (!varied.includes(f) && !pinned.includes(f)) applyFactor(f, 'drawn', ctx, shape);
   return shape;
 }

@@ -15,7 +15,7 @@ import type { ResultsStore } from '../store/store.js';
 import type { RunKey } from '../store/types.js';
 import { runRepro, type ReproOptions } from './repro.js';
 
-export type FinalProjectOptions = Pick<ReproOptions, 'k' | 'vary' | 'attribute' | 'backend' | 'systemPackages' | 'timeoutSec' | 'progress'>;
+export type FinalProjectOptions = Pick<ReproOptions, 'k' | 'vary' | 'attribute' | 'trials' | 'backend' | 'systemPackages' | 'timeoutSec' | 'progress'>;
 
 export interface FinalProjectSummary {
   /** Final projects re-run now. */

@@ -197,13 +197,19 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
       const tests = await readResults(setup.runner.runner, { stdout: r.stdout, hostReport: sandbox.toHost(reportInside) ?? '', hostProject, insideProject: ctx.projectDir });
       outcome.runner = setup.runner.runner;
       if (tests) outcome.tests = tests;
-      else outcome.note = `${setup.runner.runner} left no report of its tests`;
+      if (!tests || Object.keys(tests).length === 0) outcome.note = `${setup.runner.runner} ${tests ? 'reported no tests' : 'left no report of its tests'} (exit ${r.exitCode ?? 'none'})${lastLines(r)}`;
     }
     return { outcome, durationMs: Math.round(r.durationMs), installMs, command: choice.display ?? setup.command, ...(traced && !notStarted ? { traced } : {}), shape };
   } finally {
     await sandbox?.dispose();
     await removeWorkDir(work);
   }
+}
+
+/** The last lines the command printed (stderr, else stdout), to say why a runner tested nothing. */
+function lastLines(r: ExecResult): string {
+  const lines = (r.stderr.trim() || r.stdout.trim()).split('\n').filter((l) => l.trim());
+  return lines.length ? `:\n${lines.slice(-8).join('\n')}` : '';
 }
 
 /** An install (or build) that failed: the outcome says which step and why. */

@@ -8,7 +8,7 @@ import { detectEcosystem } from '../audit/detect.js';
 import { javaLayout } from '../ecosystems/java/layout.js';
 import { runMaven } from '../ecosystems/java/maven.js';
 import type { AttributionResult, AuditContext, EcosystemModule, InstallResult, RunChoice } from '../ecosystems/types.js';
-import type { RunnerId } from './types.js';
+import type { FactorId, RunnerId } from './types.js';
 
 export type KindId = EcosystemId;
 
@@ -48,6 +48,8 @@ export interface ProjectKind {
   /** A shell command, run like the tests, that prints one line `<query> <count>` per usual way of asking how many CPUs there are. */
   cpuProbe(ctx: AuditContext): Promise<string>;
   datedResolution: DatedResolution;
+  /** Factors the runtime leaves to chance unless they are set (Python's hash seed): every run draws and records them. */
+  randomByDefault: readonly FactorId[];
 }
 
 /** libfaketime for the clock; Debian's locale sources, from which a run compiles the locale it varies to. */
@@ -63,6 +65,9 @@ const DATED: Record<string, DatedResolution> = {
   python: { supported: true, how: 'dated-index' },
   javascript: { supported: true, how: 'npm-before' },
 };
+
+/** Python draws its string hash seed at every start unless PYTHONHASHSEED is set. */
+const RANDOM_BY_DEFAULT: Record<string, readonly FactorId[]> = { python: ['hash-seed'] };
 
 async function writeProbe(ctx: AuditContext, name: string, text: string): Promise<string> {
   const inside = path.posix.join(ctx.envDir, name);
@@ -117,6 +122,7 @@ function kindOf(module: EcosystemModule): ProjectKind {
     // Another runtime is at least asked what the C library and the affinity say.
     cpuProbe: CPU_PROBES[id] ?? CPU_PROBES.cpp!,
     ...(id === 'go' ? { clockLimit: 'Go reads the clock from the kernel (vDSO), not through libc, so libfaketime cannot shift it' } : {}),
+    randomByDefault: RANDOM_BY_DEFAULT[id] ?? [],
     datedResolution: DATED[id] ?? { supported: false, why: NO_DATE[id] ?? `${module.displayName} has no way to resolve against a registry as of a date` },
   };
 }

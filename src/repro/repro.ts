@@ -5,10 +5,12 @@ import { installTimeoutMs } from '../audit/audit.js';
 import { checkProjectDir } from '../audit/workspace.js';
 import { resolveBackend, type BackendChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
-import { attribute } from './attribute.js';
+import { wilsonInterval } from '../metrics/stats.js';
+import { attribute, DEFAULT_ATTRIBUTION } from './attribute.js';
 import { differences, median, reproductionRate, verdictOf } from './compare.js';
 import { startDatedIndex, type DatedIndex } from './dated-index.js';
-import { emptyShape, SHIM_FACTORS, shapeOf, type FactorContext } from './factors.js';
+import { randomInt } from 'node:crypto';
+import { drawnSeeds, SHIM_FACTORS, shapeOf, type FactorContext, type RunShape } from './factors.js';
 import { freshRun, type EnvironmentFacts, type RunSetup } from './fresh-run.js';
 import { detectKind } from './kinds.js';
 import { detectRunner } from './outcomes/runners.js';
@@ -22,6 +24,8 @@ export interface ReproOptions {
   k: number;
   vary: readonly FactorId[];
   attribute: boolean;
+  /** With `attribute`: the most runs of each attribution arm (the control, each factor); default 6. */
+  trials?: number;
   shim: boolean;
   /** A reference outcome recorded earlier (file). */
   referenceFile?: string;
@@ -40,6 +44,8 @@ export interface ReproOptions {
   progress(message: string): void;
   /** Told of each finished run (the corpus records them as they come). */
   onRun?(run: RunRecord): Promise<void>;
+  /** Draws the seeds of the factors random by default (tests give their own); absent: a random 31-bit seed. */
+  drawSeed?: () => number;
 }
 
 export const REPRO_SCHEMA_VERSION = 1;
@@ -78,10 +84,23 @@ export function loadedDifferences(reference: readonly string[], run: readonly st
   return out;
 }
 
+/** A run of a runner envproof reads that left no report, or reported no test: it tested nothing, which is no outcome to compare. */
+function testedNothing(o: Outcome): boolean {
+  return o.runner !== undefined && (o.tests === undefined || Object.keys(o.tests).length === 0);
+}
+
+function harnessFailure(o: Outcome, command: string | undefined): EnvproofError {
+  return new EnvproofError(
+    `the test command tested nothing, so there is no outcome to reproduce: ${o.note ?? `${o.runner} reported no tests`}`,
+    `check that ${command ?? 'the command'} runs the project's tests in a fresh environment (its runner, its Node/Python/Go version, the test files it collects)`,
+  );
+}
+
 export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   if (opts.command !== undefined && !opts.command.trim()) throw new UsageError('--cmd is empty', 'give the test command, e.g. --cmd "pytest -q"');
   if (!Number.isInteger(opts.k) || opts.k < 1) throw new UsageError(`--k must be a whole number of runs, at least 1 (not ${opts.k})`);
-  const dir = await checkProjectDir(opts.dir);
+  if (opts.trials !== undefined && (!Number.isInteger(opts.trials) || opts.trials < 1)) throw new UsageError(`--trials must be a whole number of runs, at least 1 (not ${opts.trials})`);
+  const dir = await checkProjectDir(opts.dir, 'to reproduce');
   const kind = await detectKind(dir, opts.ecosystem);
   const runner = opts.command === undefined ? undefined : await detectRunner(opts.command, dir);
   const fileRef = opts.reference ?? (opts.referenceFile ? { ...(await readReferenceFile(opts.referenceFile)), path: opts.referenceFile } : undefined);
@@ -104,20 +123,33 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     progress: opts.progress,
     datedIndexUrl: indexes.url,
   };
-  const context = (index: number, facts: EnvironmentFacts): FactorContext => ({
+  const drawSeed = opts.drawSeed ?? (() => randomInt(1, 2 ** 31));
+  // A run's shape is decided twice (before its install, then with what the install found): both times with the same draws.
+  let draw = drawSeed;
+  let referenceSeeds: Partial<Record<FactorId, number>> = {};
+  const context = (index: number, facts: EnvironmentFacts, triedSeeds: FactorContext['triedSeeds'] = {}): FactorContext => ({
     index,
     referenceDate,
     now,
     ...(runner ? { runner: runner.runner } : {}),
     ...facts,
     datedResolution: kind.datedResolution,
+    randomByDefault: kind.randomByDefault,
+    draw,
+    referenceSeeds,
+    triedSeeds,
   });
   let reference: Reference | undefined;
   let referenceLoaded: string[] | undefined;
   let command = opts.command;
-  const record = async (role: RunRecord['role'], label: string, decide: (facts: EnvironmentFacts) => ReturnType<typeof emptyShape>): Promise<RunRecord> => {
+  const record = async (role: RunRecord['role'], label: string, decide: (facts: EnvironmentFacts) => RunShape): Promise<RunRecord> => {
     opts.progress(`${label}: fresh install and run`);
-    const r = await freshRun(setup, decide);
+    const seeds: number[] = [];
+    const r = await freshRun(setup, (facts) => {
+      let j = 0;
+      draw = () => (seeds[j] ??= drawSeed(), seeds[j++]!);
+      return decide(facts);
+    });
     command ??= r.command;
     const diff = reference ? differences(reference.outcome, r.outcome) : [];
     const run: RunRecord = { role, variation: r.shape.settings, outcome: r.outcome, matches: diff.length === 0, differences: diff, durationMs: r.durationMs, installMs: r.installMs };
@@ -135,19 +167,20 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     if (fileRef) {
       reference = { source: 'file', path: fileRef.path, recordedAt: referenceDate.toISOString(), outcome: fileRef.outcome };
     } else {
-      // The default environment; with --as-of, dependencies as they resolved then.
-      const refRun = await record('reference', 'reference run', (facts) =>
-        opts.asOf ? shapeOf([], ['dependency-drift'], context(0, facts)) : emptyShape(),
-      );
+      // The default environment (its random factors drawn and recorded); with --as-of, dependencies as they resolved then.
+      const refRun = await record('reference', 'reference run', (facts) => shapeOf([], opts.asOf ? ['dependency-drift'] : [], context(0, facts)));
+      referenceSeeds = drawnSeeds(refRun.variation);
       if (refRun.outcome.status === 'not-started') {
         throw new EnvproofError(`the test command never started in the sandbox (${refRun.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd; inside the environment, python, node, go etc. are the project\'s own');
       }
+      if (testedNothing(refRun.outcome)) throw harnessFailure(refRun.outcome, command);
       reference = { source: 'first-run', recordedAt: referenceDate.toISOString(), outcome: refRun.outcome };
       referenceLoaded = refRun.traced?.loaded;
       runs.push(refRun);
     }
     const reruns: RunRecord[] = [];
     for (let i = 0; i < opts.k; i++) reruns.push(await record('rerun', `re-run ${i + 1}/${opts.k}`, (facts) => shapeOf(opts.vary, [], context(i, facts))));
+    if (fileRef && reruns.every((r) => testedNothing(r.outcome))) throw harnessFailure(reruns[0]!.outcome, command);
     if (fileRef && reruns.every((r) => r.outcome.status === 'not-started')) {
       throw new EnvproofError(`the test command never started in the sandbox (${reruns[0]!.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd');
     }
@@ -163,6 +196,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       sandbox: resolveBackend(opts.backend).backend,
       verdict,
       rate,
+      rateInterval: wilsonInterval(reruns.filter((r) => r.matches).length, reruns.length)!,
       k: opts.k,
       vary: [...opts.vary],
       ...(opts.tracer ? { tracer: opts.tracer } : {}),
@@ -175,8 +209,15 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       if (first < 0) report.causes = [];
       else {
         const pinAllBut = (varied: readonly FactorId[]) => FACTORS.filter((f) => !varied.includes(f));
-        const a = await attribute(opts.vary, first, (varied, role, index) =>
-          record(role, `attribution (${varied.length ? `varying ${varied.join(', ')}` : 'control, all pinned'})`, (facts) => shapeOf(varied, pinAllBut(varied), context(index, facts))),
+        // A seed the differing re-run drew other than the reference run's is tried like any varied factor (the pinned ones
+        // replay the reference's); against a reference file, whose seeds are not known, only when --vary names it.
+        const tried = drawnSeeds(reruns[first]!.variation);
+        const candidates = [...opts.vary, ...FACTORS.filter((f) => !opts.vary.includes(f) && referenceSeeds[f] !== undefined && tried[f] !== undefined && tried[f] !== referenceSeeds[f])];
+        const a = await attribute(
+          candidates,
+          first,
+          (varied, role, index) => record(role, `attribution (${varied.length ? `varying ${varied.join(', ')}` : 'control, all pinned'})`, (facts) => shapeOf(varied, pinAllBut(varied), context(index, facts, tried))),
+          { ...DEFAULT_ATTRIBUTION, maxTrials: opts.trials ?? DEFAULT_ATTRIBUTION.maxTrials },
         );
         report.causes = a.causes;
         report.attributionRuns = a.runs;
@@ -196,5 +237,5 @@ async function shimRuns(opts: ReproOptions, reruns: readonly RunRecord[], run: (
   const withShim = median(runs.map((r) => r.durationMs));
   const without = median(reruns.map((r) => r.durationMs));
   const pins = runs[0]?.variation.filter((s) => s.mode === 'pinned').map((s) => (s.applied ? s.value : `${s.factor}: not pinned (${s.note})`)) ?? [];
-  return { verdict: verdictOf(rate), rate, runs, overheadRatio: withShim !== null && without ? Math.round((withShim / without) * 1000) / 1000 : null, pins };
+  return { verdict: verdictOf(rate), rate, rateInterval: wilsonInterval(runs.filter((r) => r.matches).length, runs.length)!, runs, overheadRatio: withShim !== null && without ? Math.round((withShim / without) * 1000) / 1000 : null, pins };
 }

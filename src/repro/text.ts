@@ -1,3 +1,4 @@
+import { rateText } from './attribute.js';
 import type { ReproReport, RunRecord } from './types.js';
 
 function pad(s: string, n: number): string {
@@ -6,8 +7,9 @@ function pad(s: string, n: number): string {
 
 function varied(run: RunRecord): string {
   const changed = run.variation.filter((s) => s.mode === 'varied');
-  if (changed.length === 0) return run.role === 'reference' ? 'default environment' : 'everything pinned';
-  return changed.map((s) => (s.applied ? s.value : `${s.factor} not applied`)).join(', ');
+  const drawn = run.variation.filter((s) => s.mode === 'drawn').map((s) => s.value);
+  const what = changed.length === 0 ? (run.role === 'reference' ? 'default environment' : 'everything pinned') : changed.map((s) => (s.applied ? s.value : `${s.factor} not applied`)).join(', ');
+  return drawn.length ? `${what} (drawn: ${drawn.join(', ')})` : what;
 }
 
 function table(runs: readonly RunRecord[]): string[] {
@@ -26,7 +28,7 @@ export function renderReproText(report: ReproReport): string {
     '',
     ...table(report.runs),
     '',
-    `verdict ${report.verdict}   rate ${report.rate.toFixed(2)} (${Math.round(report.rate * report.k)}/${report.k} re-runs match)`,
+    `verdict ${report.verdict}   rate ${report.rate.toFixed(2)}, ${rateText(Math.round(report.rate * report.k), report.k)} re-runs match (95% Wilson interval)`,
   ];
   if (report.tracer) {
     const compared = report.runs.filter((r) => r.loadedDifferences);
@@ -41,7 +43,7 @@ export function renderReproText(report: ReproReport): string {
   }
   if (report.shim) {
     const s = report.shim;
-    lines.push('', `with the shim: verdict ${s.verdict}, rate ${s.rate.toFixed(2)}; overhead ${s.overheadRatio === null ? 'unknown' : `${s.overheadRatio.toFixed(3)}x`} (median test time)`);
+    lines.push('', `with the shim: verdict ${s.verdict}, rate ${s.rate.toFixed(2)}, ${rateText(Math.round(s.rate * s.runs.length), s.runs.length)} runs match; overhead ${s.overheadRatio === null ? 'unknown' : `${s.overheadRatio.toFixed(3)}x`} (median test time)`);
     lines.push(`  pinned: ${s.pins.join('; ')}`);
   }
   const skipped = [...new Set(report.runs.flatMap((r) => r.variation.filter((s) => !s.applied).map((s) => `${s.factor}: ${s.note}`)))];

@@ -37,12 +37,18 @@ export type FactorId = (typeof FACTORS)[number];
 /** The seed paper's failure categories. */
 export type CauseCategory = 'implicit-environment' | 'dependency-drift' | 'time-date' | 'test-order' | 'network' | 'other';
 
-/** What one run did with one factor: `value` as set (e.g. "TZ=Pacific/Kiritimati"); `applied` false with `note` when it could not. */
+/**
+ * What one run did with one factor: `value` as set (e.g. "TZ=Pacific/Kiritimati"); `applied` false with `note` when it
+ * could not. `drawn`: a factor that is random by default (Python's hash seed, pytest-randomly's order), left to chance
+ * as the default environment would but with the value drawn by envproof and recorded in `seed`, so that it can be replayed.
+ */
 export interface FactorSetting {
   factor: FactorId;
-  mode: 'varied' | 'pinned';
+  mode: 'varied' | 'pinned' | 'drawn';
   value: string;
   applied: boolean;
+  /** The seed the run used, for the factors that take one (hash seed, shuffle seed). */
+  seed?: number;
   note?: string;
 }
 
@@ -74,10 +80,27 @@ export interface RunRecord {
 
 export type Verdict = 'reproducible' | 'flaky' | 'broken';
 
+/** How a factor's runs in attribution compared with the control's (every factor pinned). */
+export interface CauseStatistics {
+  /** The factor's runs that differed from the reference, of `trials`, with the 95% Wilson interval of that rate. */
+  mismatched: number;
+  trials: number;
+  interval: [number, number];
+  controlMismatched: number;
+  controlTrials: number;
+  /** Fisher's exact test (two-sided) of the two arms' match/mismatch counts. */
+  p: number;
+  /** p below the level; false: named only because every run of the factor differed and none of the control's did, in too few trials to tell. */
+  significant: boolean;
+}
+
 export interface Cause {
-  factor: FactorId | 'unknown';
+  /** `nondeterministic`: the outcome varies with every factor pinned (a race, a random seed envproof does not know). */
+  factor: FactorId | 'unknown' | 'nondeterministic';
   category: CauseCategory;
   evidence: string;
+  /** For a factor tried in attribution: its runs against the control's. */
+  statistics?: CauseStatistics;
 }
 
 export interface Reference {
@@ -92,6 +115,8 @@ export interface Reference {
 export interface ShimSummary {
   verdict: Verdict;
   rate: number;
+  /** The 95% Wilson interval of the rate. */
+  rateInterval: [number, number];
   runs: RunRecord[];
   /** Median test-command time with the shim over the median without it. */
   overheadRatio: number | null;
@@ -108,6 +133,8 @@ export interface ReproReport {
   sandbox: string;
   verdict: Verdict;
   rate: number;
+  /** The 95% Wilson interval of the rate over the k re-runs. */
+  rateInterval: [number, number];
   k: number;
   vary: FactorId[];
   /** The tracer of every run (--tracer); absent: the runs were not traced. */

@@ -45,7 +45,7 @@ describe('envproof repro --corpus', () => {
     const corpus = path.join(c.dir, 'corpus.jsonl');
     writeFileSync(corpus, `${line({ id: 'local-time', repo: 'repo', commit: c.commit, patch: 'local-time.patch' })}\n${line({ id: 'rename', repo: 'repo', commit: c.commit, patch: 'rename.patch' })}\n`);
     const store = path.join(c.dir, 'corpus.db');
-    const r = runCli(['repro', '--corpus', corpus, '--store', store, '--k', '1', '--vary', 'timezone', '-q']);
+    const r = runCli(['repro', '--corpus', corpus, '--store', store, '--k', '1', '--trials', '1', '--vary', 'timezone', '-q']);
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stdout, /## Reproducibility of patches \(2 instances\)/);
     const s = await ResultsStore.open(store);
@@ -66,7 +66,7 @@ describe('envproof repro --corpus', () => {
     assert.deepEqual([f.shim.b, f.shim.c, f.shim.pValue], [1, 0, 1]);
     assert.equal(f.causes.find((x: { name: string }) => x.name === 'implicit-environment').count, 1);
 
-    const again = runCli(['repro', '--corpus', corpus, '--store', store, '--k', '1', '--vary', 'timezone']);
+    const again = runCli(['repro', '--corpus', corpus, '--store', store, '--k', '1', '--trials', '1', '--vary', 'timezone']);
     assert.equal(again.status, 1);
     assert.match(again.stderr, /already done in .*: local-time, rename/);
     assert.doesNotMatch(again.stderr, /fresh install/);
@@ -85,7 +85,7 @@ describe('envproof repro --corpus', () => {
       const corpus = path.join(c.dir, 'corpus-pg.jsonl');
       writeFileSync(corpus, `${line({ id: 'local-time', repo: 'repo', commit: c.commit, patch: 'local-time.patch' })}\n`);
       const url = await createDatabase(server.url, 'corpus');
-      const r = await runCliAsync(['repro', '--corpus', corpus, '--store', url, '--k', '1', '--vary', 'timezone', '-q']);
+      const r = await runCliAsync(['repro', '--corpus', corpus, '--store', url, '--k', '1', '--trials', '1', '--vary', 'timezone', '-q']);
       assert.equal(r.status, 1, r.stderr);
       const rows = await instancesOf(url);
       assert.deepEqual(rows.map((x) => [x.instanceId, x.verdict, x.shimVerdict, x.baselineVerdict, x.k]), [['local-time', 'broken', 'reproducible', 'reproducible', 1]]);
@@ -97,7 +97,7 @@ describe('envproof repro --corpus', () => {
       const report = await runCliAsync(['report', '--repro', '--store', url, '--format', 'json']);
       assert.equal(report.status, 0, report.stderr);
       assert.deepEqual(JSON.parse(report.stdout).verdicts.map((v: { count: number }) => v.count), [0, 0, 1]);
-      const again = await runCliAsync(['repro', '--corpus', corpus, '--store', url, '--k', '1', '--vary', 'timezone']);
+      const again = await runCliAsync(['repro', '--corpus', corpus, '--store', url, '--k', '1', '--trials', '1', '--vary', 'timezone']);
       assert.equal(again.status, 1);
       assert.match(again.stderr, /already done in postgres:\/\/postgres@127\.0\.0\.1:\d+\/corpus: local-time/);
     });

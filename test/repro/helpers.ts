@@ -13,6 +13,8 @@ export function reproFixture(fixture: string, command: string, vary: FactorId[],
     k: 1,
     vary,
     attribute: true,
+    // One run per attribution arm: the fixtures are deterministic, and the repetition is unit-tested (units.test.ts).
+    trials: 1,
     shim: false,
     ecosystem: 'auto',
     backend: 'auto',

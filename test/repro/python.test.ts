@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { assertCause, reproFixture, settingOf } from './helpers.js';
+import { runCli } from '../helpers/cli.js';
+import { assertCause, FIXTURES, reproFixture, settingOf } from './helpers.js';
 
 describe('repro: Python fixtures, one per cause, each attributed', () => {
   test('timezone (a umask variation beside it is no cause)', async () => {
@@ -49,13 +50,27 @@ describe('repro: Python fixtures, one per cause, each attributed', () => {
     assertCause(r, 'network', 'network', 'test_index::test_index_reachable: failed → passed');
   });
 
-  test('hash-seed-dependent output, against a reference recorded under PYTHONHASHSEED=0', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'repro-ref-'));
-    const file = path.join(dir, 'reference.json');
-    writeFileSync(file, JSON.stringify({ recordedAt: new Date().toISOString(), outcome: { status: 'pass' } }));
-    const r = await reproFixture('py-hash-seed', 'pytest -q', ['hash-seed'], { referenceFile: file });
-    assert.equal(r.reference.source, 'file');
-    assertCause(r, 'hash-seed', 'other', 'PYTHONHASHSEED=1');
+  test('a hash seed left to chance: every run draws and records it, the control replays the reference\'s, attribution varies it', async () => {
+    // The fixture's test passes exactly when hash("alpha") is even; what the interpreter says for the two seeds drawn:
+    const parity = (seed: number) => spawnSync('python3', ['-c', 'print(hash("alpha") % 2)'], { env: { ...process.env, PYTHONHASHSEED: String(seed) }, encoding: 'utf8' }).stdout.trim();
+    assert.deepEqual([parity(1), parity(3)], ['1', '0']);
+    const seeds = [1, 3];
+    // Nothing varied: the re-run differs from the reference only by the seed it drew.
+    const r = await reproFixture('py-hash-random', 'pytest -q', [], { drawSeed: () => seeds.shift() ?? assert.fail('a third seed was drawn') });
+    const id = 'test_shard::test_alpha_goes_to_the_first_shard';
+    assert.deepEqual(r.reference.outcome.tests, { [id]: 'failed' });
+    assert.deepEqual(settingOf(r, 'reference', 'hash-seed'), { factor: 'hash-seed', mode: 'drawn', value: 'PYTHONHASHSEED=1', applied: true, seed: 1 });
+    assert.deepEqual([settingOf(r, 'rerun', 'hash-seed')?.seed, r.runs[1]!.outcome.tests], [3, { [id]: 'passed' }]);
+    assert.deepEqual([settingOf(r, 'control', 'hash-seed')?.mode, settingOf(r, 'control', 'hash-seed')?.seed, r.attributionRuns![0]!.matches], ['pinned', 1, true]);
+    assertCause(r, 'hash-seed', 'other', new RegExp(`^PYTHONHASHSEED=3: status fail → pass; ${id}: failed → passed$`));
+  });
+
+  test('a runner that tests nothing (pytest collects no test, exit 5) is a harness failure: exit 2, its last lines, no verdict', () => {
+    const r = runCli(['repro', path.join(FIXTURES, 'py-no-tests'), '--cmd', 'pytest -q', '--k', '1', '--vary', 'timezone', '--attribute', '-q']);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /envproof: the test command tested nothing, so there is no outcome to reproduce: pytest reported no tests \(exit 5\):\n(.*\n)*no tests ran in /);
+    assert.equal(r.stdout, '');
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
   });
 
   test('a dependency range that resolves differently by date (the dated index)', async () => {

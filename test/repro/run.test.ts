@@ -13,7 +13,7 @@ const AGENT = path.join(FIXTURES, 'run-agent.yaml');
 const args = (store: string) => [
   'run', '--suite', SUITE, '--store', store, '--sandbox', 'host', '--quiet', '--json',
   '--agent', `a@scripted:${AGENT}`, '--agent', `b@scripted:${AGENT}`, '--tasks', 'p_01-p_03', '--languages', 'python', '--repairs', '0',
-  '--repro', '1', '--repro-vary', 'timezone', '--repro-attribute',
+  '--repro', '1', '--repro-vary', 'timezone', '--repro-attribute', '--repro-trials', '1',
 ];
 
 async function withStore<T>(file: string, f: (store: ResultsStore) => Promise<T>): Promise<T> {

@@ -4,10 +4,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { attribute } from '../../src/repro/attribute.js';
+import { attribute, rateText } from '../../src/repro/attribute.js';
+import { fisherExact } from '../../src/metrics/stats.js';
 import { differences, median, reproductionRate, verdictOf } from '../../src/repro/compare.js';
 import { datedPage } from '../../src/repro/dated-index.js';
-import { shapeOf, type FactorContext } from '../../src/repro/factors.js';
+import { drawnSeeds, shapeOf, type FactorContext } from '../../src/repro/factors.js';
 import { parseGoTestJson } from '../../src/repro/outcomes/go-json.js';
 import { parseJestJson } from '../../src/repro/outcomes/jest-json.js';
 import { parseJunitXml } from '../../src/repro/outcomes/junit.js';
@@ -90,13 +91,16 @@ describe('repro comparison, verdicts and attribution', () => {
     assert.equal(median([3, 1, 2, 10]), 2.5);
   });
 
-  /** A project whose outcome changes exactly when every factor of `together` is varied. */
-  function project(together: FactorId[], unappliable: FactorId[] = []) {
+  /**
+   * A project whose outcome changes exactly when every factor of `together` is varied, and besides on the calls
+   * (counted from 0) that `race` names, whatever is varied.
+   */
+  function project(together: FactorId[], unappliable: FactorId[] = [], race: (call: number) => boolean = () => false) {
     const calls: FactorId[][] = [];
     const run = async (varied: readonly FactorId[], role: RunRecord['role']): Promise<RunRecord> => {
       calls.push([...varied]);
       const applied = varied.filter((f) => !unappliable.includes(f));
-      const differs = together.length > 0 && together.every((f) => applied.includes(f));
+      const differs = (together.length > 0 && together.every((f) => applied.includes(f))) || race(calls.length - 1);
       return {
         role,
         variation: varied.map((f) => ({ factor: f, mode: 'varied' as const, value: `${f} varied`, applied: !unappliable.includes(f) })),
@@ -110,11 +114,47 @@ describe('repro comparison, verdicts and attribution', () => {
     return { run, calls };
   }
 
-  test('one factor at a time finds a single cause, with its category', async () => {
+  const ONCE = { maxTrials: 1, alpha: 0.05 };
+
+  test('Fisher\'s exact test and the Wilson interval against values worked by hand', () => {
+    // [[0,4],[4,0]]: only it and its mirror are that unlikely, each 1/C(8,4): p = 2/70.
+    assert.ok(Math.abs(fisherExact(0, 4, 4, 0) - 2 / 70) < 1e-12);
+    // [[1,3],[3,1]] (the tea-tasting table): (1 + 16 + 16 + 1)/70.
+    assert.ok(Math.abs(fisherExact(1, 3, 3, 1) - 34 / 70) < 1e-12);
+    assert.equal(fisherExact(0, 1, 1, 0), 1);
+    assert.equal(fisherExact(0, 3, 0, 3), 1);
+    // Wilson at 0 of 4: centre = half-width = (z²/8)/(1 + z²/4) with z = 1.96, 0.245.
+    assert.equal(rateText(0, 4), '0/4 [0.00, 0.49]');
+    assert.equal(rateText(1, 1), '1/1 [0.21, 1.00]');
+  });
+
+  test('one trial per arm: a single cause, named but said to be untested against chance', async () => {
     const p = project(['locale']);
-    const a = await attribute(['timezone', 'locale', 'umask'], 0, p.run);
-    assert.deepEqual(a.causes.map((c) => [c.factor, c.category]), [['locale', 'implicit-environment']]);
+    const a = await attribute(['timezone', 'locale', 'umask'], 0, p.run, ONCE);
+    assert.deepEqual(a.causes.map((c) => [c.factor, c.category, c.statistics?.significant]), [['locale', 'implicit-environment', false]]);
+    assert.match(a.causes[0]!.evidence, /locale varied: status pass → fail \(differed in 1\/1 \[0\.21, 1\.00\] of its runs, the control in 0\/1 \[0\.00, 0\.79\]; Fisher's exact p = 1\.000: too few trials/);
     assert.deepEqual(p.calls, [[], ['timezone'], ['locale'], ['umask']]);
+  });
+
+  test('repeated until Fisher\'s test separates cause from control, then stopped; factors that never differed are run once', async () => {
+    const p = project(['locale']);
+    const a = await attribute(['timezone', 'locale', 'umask'], 0, p.run, { maxTrials: 6, alpha: 0.05 });
+    assert.deepEqual(a.causes.map((c) => c.factor), ['locale']);
+    // 4 against 4 is the first complete separation below 0.05 (2/70); 3 against 3 gives 2/20.
+    assert.deepEqual([a.causes[0]!.statistics?.trials, a.causes[0]!.statistics?.controlTrials, a.causes[0]!.statistics?.significant], [4, 4, true]);
+    assert.equal(p.calls.filter((c) => c.length === 0).length, 4);
+    assert.equal(p.calls.filter((c) => c[0] === 'timezone').length, 1);
+    assert.equal(a.runs.length, 10);
+  });
+
+  test('a race: a factor that differed once by chance is no cause; the control varying alone is `nondeterministic`', async () => {
+    // Calls 1 and 5 differ whatever is varied: the first timezone run, then the third control run.
+    const p = project([], [], (call) => call % 4 === 1);
+    const a = await attribute(['timezone', 'umask'], 0, p.run, { maxTrials: 6, alpha: 0.05 });
+    assert.deepEqual(a.causes.map((c) => [c.factor, c.category]), [['nondeterministic', 'other']]);
+    assert.match(a.causes[0]!.evidence, /with every factor pinned the outcome still differed in 1\/3 \[0\.06, 0\.79\] of the runs/);
+    // Stopped when timezone could no longer reach significance in 6 runs (1 of 3 against 1 of 3), not at the limit.
+    assert.deepEqual([p.calls.filter((c) => c.length === 0).length, p.calls.filter((c) => c[0] === 'timezone').length], [3, 3]);
   });
 
   test('factors that act only together are narrowed to the smallest set', async () => {
@@ -124,11 +164,19 @@ describe('repro comparison, verdicts and attribution', () => {
     assert.match(a.causes[0]!.evidence, /only together \(timezone \+ clock\)/);
   });
 
-  test('a control that differs: broken regardless; a factor that could not be applied is no cause', async () => {
-    const broken = await attribute(['locale'], 0, async (varied, role) => ({ ...(await project([]).run(varied, role)), matches: false, differences: ['status pass → fail'] }));
+  test('a control that never matches, repeated to the limit: broken regardless; what no factor explains is `unknown`, never no cause', async () => {
+    let controls = 0;
+    const broken = await attribute(['locale'], 0, async (varied, role) => {
+      if (varied.length === 0) controls++;
+      return { ...(await project([]).run(varied, role)), matches: false, differences: ['status pass → fail'] };
+    }, { maxTrials: 3, alpha: 0.05 });
     assert.deepEqual(broken.causes.map((c) => [c.factor, c.category]), [['unknown', 'other']]);
+    assert.match(broken.causes[0]!.evidence, /still differs in 3\/3 .* regardless of the environment/);
+    assert.equal(controls, 3);
     const p = project(['clock'], ['clock']);
-    assert.deepEqual((await attribute(['clock'], 0, p.run)).causes, []);
+    const a = await attribute(['clock'], 0, p.run);
+    assert.deepEqual(a.causes.map((c) => c.factor), ['unknown']);
+    assert.match(a.causes[0]!.evidence, /no factor tried changed the outcome \(none could be applied\)/);
   });
 });
 
@@ -153,6 +201,21 @@ describe('repro factors', () => {
     assert.deepEqual([varied.visibleCpus, varied.prefix], [1, ['taskset', '--cpu-list', '0']]);
     const pinned = shapeOf([], ['locale', 'cpus'], ctx);
     assert.deepEqual([pinned.locale, pinned.visibleCpus, pinned.prefix], [undefined, undefined, []]);
+  });
+
+  test('factors random by default are drawn and recorded; pinned they replay the reference, varied they take the explained re-run', () => {
+    const draws = [7, 8];
+    const py: FactorContext = { ...ctx, runner: 'pytest', pytestShuffle: 'randomly', randomByDefault: ['hash-seed'], draw: () => draws.shift()! };
+    const drawn = shapeOf([], [], py);
+    assert.deepEqual([drawn.env.PYTHONHASHSEED, drawn.pytestOptions], ['7', ['-p randomly --randomly-seed=8']]);
+    assert.deepEqual(drawnSeeds(drawn.settings), { 'hash-seed': 7, 'test-order': 8 });
+    const control = shapeOf([], ['hash-seed', 'test-order'], { ...py, referenceSeeds: { 'hash-seed': 7, 'test-order': 8 } });
+    assert.deepEqual([control.env.PYTHONHASHSEED, control.pytestOptions, control.settings.map((s) => s.mode)], ['7', ['-p randomly --randomly-seed=8'], ['pinned', 'pinned']]);
+    const tried = shapeOf(['hash-seed'], ['test-order'], { ...py, triedSeeds: { 'hash-seed': 99 } });
+    assert.deepEqual([tried.env.PYTHONHASHSEED, tried.pytestOptions], ['99', ['-p no:randomly']]);
+    // Without a draw (the shim's values given by a reference file): 0 and the natural order, nothing drawn.
+    assert.deepEqual(shapeOf([], ['hash-seed'], { ...ctx, randomByDefault: ['hash-seed'] }).env.PYTHONHASHSEED, '0');
+    assert.deepEqual(draws, []);
   });
 
   test('the pinned clock starts at the reference date; a runner without a shuffle says so', () => {
