@@ -16,7 +16,7 @@ import { corpusLine, corpusRepo } from '../repro/corpus-fixture.js';
 import { writeTree } from '../verify/helpers.js';
 import { startWorker, stopWorker } from './workers.js';
 
-const REPRO = ['--k', '1', '--vary', 'timezone', '-q'];
+const REPRO = ['--k', '1', '--vary', 'timezone', '--trials', '1', '-q'];
 
 /**
  * What differs between two recordings of the same work, replaced by placeholders: the time a clock probe read, the
