@@ -14,6 +14,7 @@ describeEquivalence({
     'bad-parens': 'CMakeLists.txt does not parse',
     'build-fails': 'it does not compile',
     declared: 'a fixture of the CMakeLists.txt reader, without an executable',
+    'module-path': 'a fixture of the CMakeLists.txt reader (CMAKE_MODULE_PATH, option()), without an executable',
     'missing-config': 'configure fails: a package is missing',
     'missing-lib': 'configure fails: a library is missing',
     'missing-pkgconfig': 'configure fails: a pkg-config module is missing',

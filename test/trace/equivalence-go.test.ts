@@ -4,7 +4,7 @@ import { describeEquivalence } from './equivalence.js';
 describeEquivalence({
   ecosystem: 'go',
   fixtures: path.join(import.meta.dirname, '..', 'ecosystems', 'go', 'fixtures'),
-  traced: ['cgo-zlib', 'modules'],
+  traced: ['cgo-zlib', 'constraints', 'modules'],
   untraced: {
     contract: 'the contract test\'s manifest, read for D1 only: there is nothing to run',
     'no-such-module': 'go mod download fails: the proxy has no such module',
