@@ -93,7 +93,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
   test("npm: an install that hangs on the project's own tarball URL is the agent's timeout", async () => {
     const pkg = { name: 'demo', version: '1.0.0', main: 'index.js', dependencies: { slow: `http://127.0.0.1:${hanging.port}/slow-1.0.0.tgz` } };
     const agent = `scripted:${script([{ 'package.json': JSON.stringify(pkg), 'index.js': 'console.log("hi");\n' }])}`;
-    const r = await run(agent, 'javascript', ['--timeout', '8']);
+    const r = await run(agent, 'javascript', ['--install-timeout', '8']);
     assert.equal(r.status, 1, `no run succeeded: exit 1\n${r.stdout}${r.stderr}`);
     const [{ run: stored, attempts }] = (await readStore(r.store)) as [StoreEntry];
     assert.equal(stored.status, 'done');
