@@ -30,7 +30,7 @@ want python3 python3
 want bwrap bubblewrap
 want debootstrap debootstrap
 # Install and build steps under bwrap and podman get a network namespace of their own: slirp4netns connects it to
-# the outside (not to the host's loopback), and the host's iptables loads a filter inside it that refuses private
+# the outside (to the host's loopback only at the ports of registries envproof points installs at), and the host's iptables loads a filter inside it that refuses private
 # and link-local addresses and the host's own networks (src/sandbox/install-network.ts).
 want slirp4netns slirp4netns
 want iptables-restore iptables
