@@ -6,9 +6,10 @@
  * directory, a file already gone) is pointed to `--keep`.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFile, lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheRoot } from '../core/cache.js';
+import { readProjectFile } from '../core/safe-read.js';
 import { CACHE_INSIDE } from '../sandbox/paths.js';
 import type { Sandbox } from '../sandbox/types.js';
 
@@ -34,6 +35,18 @@ async function pruneOld(): Promise<void> {
 }
 
 /**
+ * A regular file of at most MAX_BYTES at `inside`, read without leaving `rootInside` (the sandboxed program wrote
+ * there and may have put a link to a host file in its place); undefined for anything else.
+ */
+async function readSandboxFile(sandbox: Sandbox, inside: string, rootInside: string): Promise<Buffer | undefined> {
+  const host = sandbox.toHost(inside);
+  const root = sandbox.toHost(rootInside);
+  const st = host ? await lstat(host).catch(() => null) : null;
+  if (!host || !root || !st?.isFile() || st.size > MAX_BYTES) return undefined;
+  return readProjectFile(root, host).catch(() => undefined);
+}
+
+/**
  * Copies the files `text` names inside the sandbox to a directory that survives the audit; returns one line per
  * path saying where it is now, or that `--keep` keeps it. Paths in the work directory need nothing with `--keep`.
  */
@@ -44,13 +57,12 @@ export async function keepNamedFiles(text: string, sandbox: Sandbox, keepWorkDir
   for (const inside of sandboxPathsIn(text, sandbox).slice(0, MAX_FILES)) {
     const inWorkDir = inside === sandbox.workDir || inside.startsWith(`${sandbox.workDir}/`);
     if (inWorkDir && keepWorkDir) continue;
-    const host = sandbox.toHost(inside);
-    const st = host ? await lstat(host).catch(() => null) : null;
-    if (host && st?.isFile() && st.size <= MAX_BYTES) {
+    const content = await readSandboxFile(sandbox, inside, inWorkDir ? sandbox.workDir : CACHE_INSIDE);
+    if (content) {
       target ??= path.join(keptLogsRoot(), `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 6)}`);
       await mkdir(target, { recursive: true });
       const copy = path.join(target, `${++copies}-${path.basename(inside)}`);
-      await copyFile(host, copy);
+      await writeFile(copy, content);
       lines.push(`${inside} is kept as ${copy}`);
     } else if (inWorkDir) {
       lines.push(`${inside} is in the work directory, which is removed when the audit ends: run again with --keep to look at it`);

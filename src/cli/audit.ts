@@ -1,8 +1,8 @@
-import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { runAudit } from '../audit/audit.js';
 import { failingKinds } from '../audit/findings.js';
 import { AUDIT_SCHEMA_VERSION, type AuditReport, type PartialAudit } from '../audit/report.js';
+import { isDirectory } from '../core/fs.js';
 import { TOOL_VERSION } from '../core/version.js';
 import { EnvproofError, StepFailedError, UsageError } from '../core/errors.js';
 import { renderAuditMarkdown } from '../report/audit-markdown.js';
@@ -93,20 +93,16 @@ interface DocumentRequest {
   flag: string;
 }
 
-function isDirectorySync(file: string): boolean {
-  return statSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
-}
-
 /**
  * The documents asked for. Each names its file (`--sbom spdx=sbom.json`, `--sarif envproof.sarif`), except at most
  * one, which takes --out or standard output as a single document always did.
  */
-function documentRequests(o: AuditCliOptions): { documents: DocumentRequest[]; unnamed?: DocumentRequest } {
+async function documentRequests(o: AuditCliOptions): Promise<{ documents: DocumentRequest[]; unnamed?: DocumentRequest }> {
   const documents: DocumentRequest[] = [
     ...(o.sbom ?? []).map((s) => ({ kind: s.format, ...(s.file ? { file: s.file } : {}), flag: `--sbom ${s.format}` })),
     ...(o.sarif ? [{ kind: 'sarif' as const, ...(typeof o.sarif === 'string' ? { file: o.sarif } : {}), flag: '--sarif' }] : []),
   ];
-  if (typeof o.sarif === 'string' && isDirectorySync(o.sarif)) {
+  if (typeof o.sarif === 'string' && (await isDirectory(o.sarif))) {
     throw new UsageError(`--sarif ${o.sarif}: that is a directory; --sarif takes the file to write`, `put the directory to audit first: envproof audit ${o.sarif} --sarif envproof.sarif`);
   }
   const unnamed = documents.filter((d) => !d.file);
@@ -157,7 +153,7 @@ export function registerAudit(program: Command, setExitCode: SetExitCode): void 
     .addHelpText('after', `\nExit codes: 0 no findings, 1 findings (see --fail-on), 2 error (also when no traced program started).${CONFIG_HELP}`)
     .action(async (dir: string | undefined, o: AuditCliOptions, cmd: Command) => {
       const format: Format = o.json ? 'json' : o.format;
-      const { documents, unnamed } = documentRequests(o);
+      const { documents, unnamed } = await documentRequests(o);
       if (unnamed && !o.out && cmd.getOptionValueSource('format') === 'cli') {
         throw new UsageError(`${unnamed.flag} without a file takes standard output; --format needs it too`, `write the document to a file: ${unnamed.flag}${unnamed.kind === 'sarif' ? ' <file>' : '=<file>'} (or --out)`);
       }

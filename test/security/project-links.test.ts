@@ -11,7 +11,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { OutsideProjectError, readProjectFile } from '../../src/core/safe-read.js';
+import { keepNamedFiles } from '../../src/audit/kept-files.js';
 import { readCodemodel } from '../../src/ecosystems/cpp/codemodel.js';
+import { buildFileOwnerIndex, installedDistributions } from '../../src/ecosystems/python/record-index.js';
+import type { Sandbox } from '../../src/sandbox/types.js';
 import { runCli } from '../helpers/cli.js';
 
 const MARKER = 'SECRET-MARKER-7f3a91';
@@ -108,5 +111,46 @@ describe('readProjectFile', () => {
 
   test('a missing file is the usual ENOENT (callers treat it as absent)', async () => {
     await assert.rejects(readProjectFile(project({}), 'README.md'), { code: 'ENOENT' });
+  });
+});
+
+describe("what an install wrote is read without following its links out (the install ran the project's code)", () => {
+  test('a dist-info whose METADATA and RECORD are links to a host file: the distribution is named from its directory, the file never read', async () => {
+    const site = project({});
+    mkdirSync(path.join(site, 'evil-1.0.dist-info'));
+    symlinkSync(secret, path.join(site, 'evil-1.0.dist-info', 'METADATA'));
+    symlinkSync(secret, path.join(site, 'evil-1.0.dist-info', 'RECORD'));
+    mkdirSync(path.join(site, 'fine-2.0.dist-info'));
+    writeFileSync(path.join(site, 'fine-2.0.dist-info', 'METADATA'), 'Metadata-Version: 2.1\nName: Fine\nVersion: 2.0\n');
+    writeFileSync(path.join(site, 'fine-2.0.dist-info', 'RECORD'), 'fine/__init__.py,,\n');
+    const toHost = (p: string) => (p === '/site' ? site : null);
+    const dists = await installedDistributions(['/site'], toHost);
+    assert.deepEqual(dists.map((d) => [d.name, d.version]), [['evil', undefined], ['fine', '2.0']]);
+    const index = await buildFileOwnerIndex(['/site'], toHost);
+    assert.deepEqual([...index.keys()], ['/site/fine/__init__.py'], 'nothing from the linked RECORD (the secret would be a path here)');
+  });
+
+  test('a log a message names through a directory the sandboxed program replaced by a link to the host is not copied', async () => {
+    const work = project({ 'real.log': 'npm log line\n' }, { logs: path.dirname(secret) });
+    const cache = mkdtempSync(path.join(base, 'cache-'));
+    const saved = process.env.ENVPROOF_CACHE_DIR;
+    process.env.ENVPROOF_CACHE_DIR = cache;
+    try {
+      const sandbox = { workDir: '/work/w', toHost: (p: string) => (p.startsWith('/work/w') ? p.replace('/work/w', work) : null) } as unknown as Sandbox;
+      const lines = await keepNamedFiles('see /work/w/logs/shadow and /work/w/real.log', sandbox, false);
+      assert.equal(lines.length, 2, lines.join('\n'));
+      assert.match(lines[0]!, /^\/work\/w\/logs\/shadow is in the work directory, which is removed when the audit ends/);
+      const kept = /^\/work\/w\/real\.log is kept as (\S+)$/.exec(lines[1]!)?.[1];
+      assert.ok(kept, lines[1]);
+      assert.equal(readFileSync(kept, 'utf8'), 'npm log line\n');
+      const copied = execFileSync('grep', ['-rl', MARKER, cache, '--include=*'], { encoding: 'utf8' }).trim();
+      assert.fail(`the secret was copied: ${copied}`);
+    } catch (err) {
+      // grep exits 1 when nothing matches: the secret is nowhere under the cache.
+      if ((err as { status?: number }).status !== 1) throw err;
+    } finally {
+      if (saved === undefined) delete process.env.ENVPROOF_CACHE_DIR;
+      else process.env.ENVPROOF_CACHE_DIR = saved;
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { isFile, readIfExists } from '../../core/fs.js';
+import { isFile } from '../../core/fs.js';
 import { pep503 } from '../../core/names.js';
+import { OutsideProjectError, readProjectFileIfExists } from '../../core/safe-read.js';
 import type { Dependency } from '../../core/types.js';
 
 export interface Distribution {
@@ -32,6 +33,17 @@ export function recordPath(line: string): string | undefined {
   return comma < 0 ? line : line.slice(0, comma);
 }
 
+/**
+ * A metadata file of an installed distribution. The install ran the project's code (setup.py, build backends), so a
+ * link out of the site-packages directory is treated as no file at all rather than followed as root.
+ */
+function readMetadataFile(hostSite: string, file: string): Promise<string | undefined> {
+  return readProjectFileIfExists(hostSite, file).catch((err: unknown) => {
+    if (err instanceof OutsideProjectError) return undefined;
+    throw err;
+  });
+}
+
 function metadataField(metadata: string, field: string): string | undefined {
   const m = new RegExp(`^${field}:\\s*(.+)$`, 'mi').exec(metadata);
   return m?.[1]?.trim();
@@ -52,7 +64,7 @@ export async function installedDistributions(sitePackages: readonly string[], to
       if (!isDistInfo && !entry.endsWith('.egg-info')) continue;
       const meta = path.join(hostSite, entry);
       const metadataFile = isDistInfo ? path.join(meta, 'METADATA') : (await isFile(meta)) ? meta : path.join(meta, 'PKG-INFO');
-      const metadata = (await readIfExists(metadataFile)) ?? '';
+      const metadata = (await readMetadataFile(hostSite, metadataFile)) ?? '';
       const rawName = metadataField(metadata, 'Name') ?? entry.replace(/-[^-]*\.(dist|egg)-info$/, '');
       const version = metadataField(metadata, 'Version');
       found.push({ name: pep503(rawName), ...(version ? { version } : {}), id: rawName, source: path.posix.join(site, entry) });
@@ -80,10 +92,10 @@ export async function buildFileOwnerIndex(sitePackages: readonly string[], toHos
       const isDistInfo = entry.endsWith('.dist-info');
       if (!isDistInfo && !entry.endsWith('.egg-info')) continue;
       const metaDir = path.join(hostSite, entry);
-      const metadata = (await readIfExists(path.join(metaDir, isDistInfo ? 'METADATA' : 'PKG-INFO'))) ?? '';
+      const metadata = (await readMetadataFile(hostSite, path.join(metaDir, isDistInfo ? 'METADATA' : 'PKG-INFO'))) ?? '';
       const rawName = metadataField(metadata, 'Name') ?? entry.replace(/-[^-]*\.(dist|egg)-info$/, '');
       const dist: Distribution = { name: pep503(rawName), version: metadataField(metadata, 'Version') };
-      const listing = await readIfExists(path.join(metaDir, isDistInfo ? 'RECORD' : 'installed-files.txt'));
+      const listing = await readMetadataFile(hostSite, path.join(metaDir, isDistInfo ? 'RECORD' : 'installed-files.txt'));
       if (!listing) continue;
       const base = isDistInfo ? site : path.posix.join(site, entry);
       for (const line of listing.split('\n')) {
@@ -113,14 +125,14 @@ export async function distributionsFromDirectory(sitePackages: readonly string[]
     if (!hostSite) continue;
     for (const entry of await readdir(hostSite).catch(() => [] as string[])) {
       if (!entry.endsWith('.dist-info')) continue;
-      const direct = await readIfExists(path.join(hostSite, entry, 'direct_url.json'));
+      const direct = await readMetadataFile(hostSite, path.join(hostSite, entry, 'direct_url.json'));
       if (!direct) continue;
       try {
         if ((JSON.parse(direct) as { url?: string }).url?.replace(/\/$/, '') !== wanted) continue;
       } catch {
         continue;
       }
-      const metadata = (await readIfExists(path.join(hostSite, entry, 'METADATA'))) ?? '';
+      const metadata = (await readMetadataFile(hostSite, path.join(hostSite, entry, 'METADATA'))) ?? '';
       names.add(pep503(metadataField(metadata, 'Name') ?? entry.replace(/-[^-]*\.dist-info$/, '')));
     }
   }
