@@ -38,6 +38,11 @@ export interface RunSetup {
   datedIndexUrl(date: string): Promise<string>;
   /** The installs shared by runs that only change the run's environment; absent: every run installs fresh (--fresh-installs). */
   installs?: InstallTemplates<EnvironmentFacts>;
+  /**
+   * The date (ISO) the shared live install was resolved at, when it is the reference run's own: a run that pins the
+   * dependencies to that date takes it, as it is the resolution as of then. Absent: a pinned run resolves against the date.
+   */
+  liveInstalledAt?: string;
 }
 
 export interface FreshRunResult {
@@ -80,11 +85,16 @@ function withInstallChanges(sandbox: Sandbox, changes: InstallChanges): Sandbox 
  * Which shared install a run can take: one per kind of install (what the install steps are given). A run that varies
  * dependency drift resolves anew, as does every run when installs are not shared or the ecosystem cannot share them.
  */
-function installKey(setup: RunSetup, shape: RunShape, changes: InstallChanges): string | undefined {
-  if (!setup.installs || !setup.kind.installReuse.supported) return undefined;
-  if (shape.settings.some((s) => s.factor === 'dependency-drift' && s.mode === 'varied')) return undefined;
-  return JSON.stringify(changes);
+async function installPlan(setup: RunSetup, shape: RunShape): Promise<{ changes: InstallChanges; key?: string }> {
+  const reusable = setup.installs && setup.kind.installReuse.supported && !shape.settings.some((s) => s.factor === 'dependency-drift' && s.mode === 'varied');
+  if (!reusable) return { changes: await installChanges(setup, shape) };
+  if (shape.indexDate !== undefined && shape.indexDate === setup.liveInstalledAt && setup.installs!.get(LIVE)) return { changes: { env: {} }, key: LIVE };
+  const changes = await installChanges(setup, shape);
+  return { changes, key: JSON.stringify(changes) };
 }
+
+/** The key of the installs against the live registry (no install changes). */
+const LIVE = JSON.stringify({ env: {} });
 
 async function installChanges(setup: RunSetup, shape: RunShape): Promise<InstallChanges> {
   if (!shape.indexDate || !setup.kind.datedResolution.supported) return { env: {} };
@@ -151,8 +161,7 @@ async function loadedSet(setup: RunSetup, ctx: AuditContext, install: InstallRes
  */
 export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts) => RunShape): Promise<FreshRunResult & { shape: RunShape }> {
   const plain = decide({});
-  const changes = await installChanges(setup, plain);
-  const key = installKey(setup, plain, changes);
+  const { changes, key } = await installPlan(setup, plain);
   const template = key === undefined ? undefined : setup.installs!.get(key);
   const restoring = performance.now();
   let work: WorkDir;
