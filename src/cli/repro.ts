@@ -24,6 +24,13 @@ export function parseFactors(value: string, option = '--vary'): FactorId[] {
   return [...new Set(names as FactorId[])];
 }
 
+/** `--attribute` alone: stop at the first factor that is a cause; `--attribute all`: try every factor. */
+function attributeAll(value: boolean | string | undefined): boolean {
+  if (value === undefined || value === true) return false;
+  if (value === 'all') return true;
+  throw new UsageError(`--attribute takes "all" or nothing, not "${value}"`, 'give the project directory before the options, or --attribute all to try every factor');
+}
+
 function listOption(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
@@ -32,8 +39,9 @@ interface ReproFlags {
   cmd?: string;
   k: string;
   vary: string;
-  attribute?: boolean;
+  attribute?: boolean | string;
   trials: string;
+  freshInstalls?: boolean;
   shim?: boolean;
   reference?: string;
   asOf?: string;
@@ -55,7 +63,9 @@ function instanceOptions(o: ReproFlags) {
     k: positiveNumber('--k')(o.k),
     vary: parseFactors(o.vary),
     attribute: true,
+    attributeAll: attributeAll(o.attribute),
     trials: positiveNumber('--trials')(o.trials),
+    ...(o.freshInstalls ? { freshInstalls: true } : {}),
     backend: o.sandbox,
     systemPackages: listOption(o.systemPackages),
     timeoutSec: positiveNumber('--timeout')(o.timeout),
@@ -127,9 +137,10 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
     .option('--cmd <command>', 'the test command (shell), e.g. "pytest -q", "npx jest", "node --test", "go test ./..."')
     .option('--k <n>', 'number of fresh re-runs', '5')
     .option('--vary <factors>', `what the re-runs vary: all, none, or a list of ${FACTORS.join(',')}`, 'all')
-    .option('--attribute', 'find the causes: a control run with everything pinned, then one factor at a time')
+    .option('--attribute [all]', 'find the causes: a control run with everything pinned, then one factor at a time, stopping at the first that is a cause (all: try every factor)')
     .option('--trials <n>', 'with --attribute: the most runs of the control and of each factor, repeated until Fisher\'s exact test tells cause from chance', '6')
-    .option('--shim', 'also re-run under the pinning shim and report its verdict and overhead')
+    .option('--shim', 'also re-run under the pinning shim, each shim run beside one in the default environment, and report its verdict and overhead')
+    .option('--fresh-installs', 'install fresh for every run, rather than give the runs that change only the run\'s environment a copy of one install')
     .option('--reference <file>', 'a reference outcome recorded earlier (JSON) instead of a first run')
     .option('--as-of <date>', 'the date the reference stands for: the first run resolves dependencies as of then; the shim pins clock and index to it')
     .addOption(new Option('--ecosystem <name>', 'the project\'s ecosystem').choices(['auto', ...ecosystemIds()]).default('auto'))
@@ -166,6 +177,8 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
         k: positiveNumber('--k')(o.k),
         vary: parseFactors(o.vary),
         attribute: Boolean(o.attribute),
+        attributeAll: attributeAll(o.attribute),
+        ...(o.freshInstalls ? { freshInstalls: true } : {}),
         trials: positiveNumber('--trials')(o.trials),
         shim: Boolean(o.shim),
         ...(o.reference ? { referenceFile: o.reference } : {}),

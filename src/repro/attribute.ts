@@ -3,7 +3,8 @@
  * Fisher's exact test on their match/mismatch counts separates the arm from the control (a cause), can no longer
  * do so (no cause), or the trial limit is reached. A control that itself sometimes differs is the default
  * environment varying alone: the cause `nondeterministic`. When no single factor changes the outcome but the
- * re-runs did, the varied set is narrowed to the factors that act together.
+ * re-runs did, the varied set is narrowed to the factors that act together. By default the factors are tried one after
+ * another and the attribution stops at the first that is a cause (`stopAtFirstCause`); with `all`, every factor is.
  */
 import { fisherExact, wilsonInterval } from '../metrics/stats.js';
 import { FACTOR_CATEGORY } from './factors.js';
@@ -15,6 +16,8 @@ export type VariedRun = (varied: readonly FactorId[], role: RunRecord['role'], i
 export interface Attribution {
   causes: Cause[];
   runs: RunRecord[];
+  /** The factors never run, because an earlier one was already a cause. */
+  notTried: FactorId[];
 }
 
 export interface AttributionOptions {
@@ -22,9 +25,11 @@ export interface AttributionOptions {
   maxTrials: number;
   /** The significance level of Fisher's exact test. */
   alpha: number;
+  /** Try the factors one at a time, in the order given, and stop at the first that is a cause; false: try every factor. */
+  stopAtFirstCause: boolean;
 }
 
-export const DEFAULT_ATTRIBUTION: AttributionOptions = { maxTrials: 6, alpha: 0.05 };
+export const DEFAULT_ATTRIBUTION: AttributionOptions = { maxTrials: 6, alpha: 0.05, stopAtFirstCause: true };
 
 interface Arm {
   factor?: FactorId;
@@ -59,7 +64,7 @@ function statisticsText(s: CauseStatistics): string {
 type ArmState = 'open' | 'cause' | 'no';
 
 /** Where an arm stands against the control, given at most `maxTrials` runs of each. */
-export function armState(arm: Arm, control: Arm, o: AttributionOptions): ArmState {
+export function armState(arm: Arm, control: Arm, o: Pick<AttributionOptions, 'maxTrials' | 'alpha'>): ArmState {
   const [fm, fn, cm, cn] = [mismatched(arm), arm.runs.length, mismatched(control), control.runs.length];
   // Against a control that never matched nothing can be told; a factor whose runs never differed is not pursued.
   if (cm === cn || fm === 0) return 'no';
@@ -89,24 +94,36 @@ export async function attribute(varied: readonly FactorId[], index: number, run:
   const control: Arm = { runs: [] };
   await once(control, 'control');
   const arms: Arm[] = [];
-  for (const factor of varied) {
-    const arm: Arm = { factor, runs: [] };
-    const r = await once(arm, 'factor');
-    if (r.variation.find((s) => s.factor === factor && s.mode === 'varied')?.applied) arms.push(arm);
-  }
-  // Rounds: one more control run and one more run of each arm still open, until none is.
+  const pending = [...varied];
+  /** Starts the next factors' arms (all of them, or the next one): one run each; an arm that could not be applied is dropped. */
+  const start = async () => {
+    for (const factor of pending.splice(0, o.stopAtFirstCause ? 1 : pending.length)) {
+      const arm: Arm = { factor, runs: [] };
+      const r = await once(arm, 'factor');
+      if (r.variation.find((s) => s.factor === factor && s.mode === 'varied')?.applied) arms.push(arm);
+    }
+  };
+  await start();
+  // Rounds: one more control run and one more run of each arm still open, until none is; then the next factor, if any.
   for (;;) {
     const open = arms.filter((a) => a.runs.length < o.maxTrials && armState(a, control, o) === 'open');
     const controlUnsure = mismatched(control) === control.runs.length && control.runs.length < o.maxTrials;
-    if (open.length === 0 && !controlUnsure) break;
+    if (open.length === 0 && !controlUnsure) {
+      // A control that never matched is `unknown` whatever the factors do.
+      const controlBroken = mismatched(control) === control.runs.length;
+      if (pending.length === 0 || controlBroken || arms.some((a) => armState(a, control, o) === 'cause')) break;
+      await start();
+      continue;
+    }
     if (control.runs.length < o.maxTrials) await once(control, 'control');
     for (const arm of open) await once(arm, 'factor');
   }
+  const notTried = pending;
   const cm = mismatched(control);
   const cn = control.runs.length;
   if (cm === cn) {
     const last = control.runs.at(-1)!;
-    return { runs, causes: [{ factor: 'unknown', category: 'other', evidence: `with every factor pinned the outcome still differs in ${rateText(cm, cn)} of the runs (${last.differences.join('; ')}): the project does not reproduce its reference regardless of the environment` }] };
+    return { runs, notTried, causes: [{ factor: 'unknown', category: 'other', evidence: `with every factor pinned the outcome still differs in ${rateText(cm, cn)} of the runs (${last.differences.join('; ')}): the project does not reproduce its reference regardless of the environment` }] };
   }
   const causes: Cause[] = arms
     .filter((a) => armState(a, control, o) === 'cause')
@@ -118,11 +135,11 @@ export async function attribute(varied: readonly FactorId[], index: number, run:
     const differing = control.runs.find((r) => !r.matches)!;
     causes.push({ factor: 'nondeterministic', category: 'other', evidence: `with every factor pinned the outcome still differed in ${rateText(cm, cn)} of the runs (${differing.differences.join('; ')}): the default environment alone varies it` });
   }
-  if (causes.length > 0) return { causes, runs };
+  if (causes.length > 0) return { causes, runs, notTried };
   const applicable = arms.map((a) => a.factor!);
   const narrowed = applicable.length >= 2 ? await narrow(applicable, index, run, runs) : undefined;
-  if (narrowed) return { runs, causes: narrowed };
-  return { runs, causes: [{ factor: 'unknown', category: 'other', evidence: `no factor tried${applicable.length >= 2 ? ', alone or together,' : ''} changed the outcome (${applicable.join(', ') || 'none could be applied'}): what made the re-run differ is not among them` }] };
+  if (narrowed) return { runs, notTried, causes: narrowed };
+  return { runs, notTried, causes: [{ factor: 'unknown', category: 'other', evidence: `no factor tried${applicable.length >= 2 ? ', alone or together,' : ''} changed the outcome (${applicable.join(', ') || 'none could be applied'}): what made the re-run differ is not among them` }] };
 }
 
 /** No single factor: a smallest set that still changes the outcome, dropping one factor at a time; undefined when all together do not. */

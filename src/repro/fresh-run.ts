@@ -1,10 +1,10 @@
-/** One run of the test command in a fresh sandbox with a fresh install, shaped by the run's factors. */
+/** One run of the test command in a fresh sandbox, on a fresh install or a fresh copy of a shared one, shaped by the run's factors. */
 import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EnvproofError, InfrastructureError, NoEntryPointError, StepFailedError, UsageError } from '../core/errors.js';
 import { shellQuote } from '../core/shell.js';
 import { whyNotStarted } from '../audit/run-start.js';
-import { createWorkDir, removeWorkDir } from '../audit/workspace.js';
+import { createWorkDir, removeWorkDir, type WorkDir } from '../audit/workspace.js';
 import { auditContext } from '../ecosystems/context.js';
 import type { AuditContext, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
@@ -12,6 +12,7 @@ import { isolatedEnvironment } from '../sandbox/environment.js';
 import type { ExecRequest, ExecResult, Sandbox } from '../sandbox/types.js';
 import { traceRun, type TracerChoice } from '../trace/index.js';
 import { FAKETIME_LIBRARY, type RunShape } from './factors.js';
+import { emptyDir, type InstallTemplates } from './install-template.js';
 import type { ProjectKind } from './kinds.js';
 import { checkClock, checkCpus, provideLocale } from './run-checks.js';
 import { readResults, reportRequest, withRunnerArgs, type RunnerMatch } from './outcomes/runners.js';
@@ -35,12 +36,21 @@ export interface RunSetup {
   progress(message: string): void;
   /** The dated package index's URL per date, started on demand (pip). */
   datedIndexUrl(date: string): Promise<string>;
+  /** The installs shared by runs that only change the run's environment; absent: every run installs fresh (--fresh-installs). */
+  installs?: InstallTemplates<EnvironmentFacts>;
+  /**
+   * The date (ISO) the shared live install was resolved at, when it is the reference run's own: a run that pins the
+   * dependencies to that date takes it, as it is the resolution as of then. Absent: a pinned run resolves against the date.
+   */
+  liveInstalledAt?: string;
 }
 
 export interface FreshRunResult {
   outcome: Outcome;
   durationMs: number;
   installMs: number;
+  /** `reused`: the run had a copy of an earlier run's install (installMs is the copy's time). */
+  install: 'fresh' | 'reused';
   /** The command that ran, as the user would type it (the entry point's, when no test command was given). */
   command?: string;
   traced?: LoadedSet;
@@ -70,6 +80,21 @@ function withInstallChanges(sandbox: Sandbox, changes: InstallChanges): Sandbox 
   const exec = (req: ExecRequest) => sandbox.exec(changed(req, changes));
   return new Proxy(sandbox, { get: (target, prop) => (prop === 'exec' ? exec : Reflect.get(target, prop, target)) });
 }
+
+/**
+ * Which shared install a run can take: one per kind of install (what the install steps are given). A run that varies
+ * dependency drift resolves anew, as does every run when installs are not shared or the ecosystem cannot share them.
+ */
+async function installPlan(setup: RunSetup, shape: RunShape): Promise<{ changes: InstallChanges; key?: string }> {
+  const reusable = setup.installs && setup.kind.installReuse.supported && !shape.settings.some((s) => s.factor === 'dependency-drift' && s.mode === 'varied');
+  if (!reusable) return { changes: await installChanges(setup, shape) };
+  if (shape.indexDate !== undefined && shape.indexDate === setup.liveInstalledAt && setup.installs!.get(LIVE)) return { changes: { env: {} }, key: LIVE };
+  const changes = await installChanges(setup, shape);
+  return { changes, key: JSON.stringify(changes) };
+}
+
+/** The key of the installs against the live registry (no install changes). */
+const LIVE = JSON.stringify({ env: {} });
 
 async function installChanges(setup: RunSetup, shape: RunShape): Promise<InstallChanges> {
   if (!shape.indexDate || !setup.kind.datedResolution.supported) return { env: {} };
@@ -135,7 +160,18 @@ async function loadedSet(setup: RunSetup, ctx: AuditContext, install: InstallRes
  * `facts` is told what the environment holds before the factors are applied (`decide` makes the shape from them).
  */
 export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts) => RunShape): Promise<FreshRunResult & { shape: RunShape }> {
-  const work = await createWorkDir(setup.projectDir);
+  const plain = decide({});
+  const { changes, key } = await installPlan(setup, plain);
+  const template = key === undefined ? undefined : setup.installs!.get(key);
+  const restoring = performance.now();
+  let work: WorkDir;
+  if (template) {
+    await setup.installs!.restore(template);
+    work = template.work;
+  } else {
+    work = await createWorkDir(setup.projectDir);
+  }
+  const restoreMs = Math.round(performance.now() - restoring);
   let sandbox: Sandbox | undefined;
   try {
     sandbox = await createSandbox({
@@ -149,17 +185,27 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
       throw err instanceof EnvproofError && !(err instanceof UsageError) ? new InfrastructureError(err.message, err.hint, err.details) : err;
     });
     const ctx = auditContext(sandbox, { timeoutMs: setup.timeoutMs, installTimeoutMs: setup.installTimeoutMs, progress: setup.progress });
-    const plain = decide({});
     const started = performance.now();
     let install: InstallResult;
-    try {
-      install = await setup.kind.install({ ...ctx, sandbox: withInstallChanges(sandbox, await installChanges(setup, plain)) });
-    } catch (err) {
-      if (!(err instanceof StepFailedError) || err instanceof InfrastructureError) throw err;
-      return { ...installFailed(err, started), shape: plain };
+    let facts: EnvironmentFacts;
+    if (template) {
+      ({ install, facts } = template);
+    } else {
+      try {
+        install = await setup.kind.install({ ...ctx, sandbox: withInstallChanges(sandbox, changes) });
+      } catch (err) {
+        if (!(err instanceof StepFailedError) || err instanceof InfrastructureError) throw err;
+        return { ...installFailed(err, started), shape: plain };
+      }
+      if (setup.command !== undefined) await setup.kind.prepareTests?.(ctx, setup.runner?.runner);
+      facts = setup.runner?.runner === 'pytest' ? await pytestFacts(setup, ctx, install) : {};
     }
-    if (setup.command !== undefined) await setup.kind.prepareTests?.(ctx, setup.runner?.runner);
-    const facts = setup.runner?.runner === 'pytest' ? await pytestFacts(setup, ctx, install) : {};
+    const installMs = template ? restoreMs : Math.round(performance.now() - started);
+    if (key !== undefined && !template) {
+      await setup.installs!.keep(key, work, install, facts);
+      setup.progress('the install is kept: the next runs that change only the run\'s environment get a copy of it');
+    }
+    const installed = { installMs, install: template ? ('reused' as const) : ('fresh' as const) };
     const shape = decide(facts);
     const reportInside = path.posix.join(ctx.envDir, 'test-report');
     const report = setup.runner ? reportRequest(setup.runner.runner, reportInside) : { args: [], env: {} };
@@ -167,11 +213,10 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
     try {
       choice = setup.command === undefined ? await buildAndEntry(setup, ctx, install, work.project) : setup.kind.run(testCommand(setup.command, setup.runner, [...report.args, ...shape.runnerArgs]), ctx, install);
     } catch (err) {
-      if (err instanceof NoEntryPointError) return { outcome: { status: 'not-started', exitCode: null, note: err.message }, durationMs: 0, installMs: Math.round(performance.now() - started), shape };
+      if (err instanceof NoEntryPointError) return { outcome: { status: 'not-started', exitCode: null, note: err.message }, durationMs: 0, ...installed, shape };
       if (!(err instanceof StepFailedError) || err instanceof InfrastructureError) throw err;
-      return { ...installFailed(err, started), shape };
+      return { ...installFailed(err, started), install: installed.install, shape };
     }
-    const installMs = Math.round(performance.now() - started);
     const env: Record<string, string> = { ...report.env };
     if (shape.pytestOptions.length) env.PYTEST_ADDOPTS = [env.PYTEST_ADDOPTS, ...shape.pytestOptions].filter(Boolean).join(' ');
     const request = shapedRequest(sandbox, ctx, shape, choice.env ?? {}, setup.timeoutMs);
@@ -199,10 +244,12 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
       if (tests) outcome.tests = tests;
       if (!tests || Object.keys(tests).length === 0) outcome.note = `${setup.runner.runner} ${tests ? 'reported no tests' : 'left no report of its tests'} (exit ${r.exitCode ?? 'none'})${lastLines(r)}`;
     }
-    return { outcome, durationMs: Math.round(r.durationMs), installMs, command: choice.display ?? setup.command, ...(traced && !notStarted ? { traced } : {}), shape };
+    return { outcome, durationMs: Math.round(r.durationMs), ...installed, command: choice.display ?? setup.command, ...(traced && !notStarted ? { traced } : {}), shape };
   } finally {
     await sandbox?.dispose();
-    await removeWorkDir(work);
+    // A shared install's work directory stays held (its path is in the installed tree); the next run fills it anew.
+    if (setup.installs?.holds(work)) await emptyDir(work.root);
+    else await removeWorkDir(work);
   }
 }
 
@@ -215,7 +262,7 @@ function lastLines(r: ExecResult): string {
 /** An install (or build) that failed: the outcome says which step and why. */
 function installFailed(err: StepFailedError, started: number): FreshRunResult {
   const outcome: Outcome = { status: 'install-failed', exitCode: null, note: `${err.message}${err.output ? `\n${err.output.slice(-2000)}` : ''}` };
-  return { outcome, durationMs: 0, installMs: Math.round(performance.now() - started) };
+  return { outcome, durationMs: 0, installMs: Math.round(performance.now() - started), install: 'fresh' };
 }
 
 /** The build, then the command the audit would run (the ecosystem's entry point, else the README's run section). */

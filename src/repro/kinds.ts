@@ -50,6 +50,8 @@ export interface ProjectKind {
   datedResolution: DatedResolution;
   /** Factors the runtime leaves to chance unless they are set (Python's hash seed): every run draws and records them. */
   randomByDefault: readonly FactorId[];
+  /** Whether an installed work directory, copied, is the whole install (runs can then share one), or why not. */
+  installReuse: { supported: true } | { supported: false; why: string };
 }
 
 /** libfaketime for the clock; Debian's locale sources, from which a run compiles the locale it varies to. */
@@ -123,6 +125,7 @@ function kindOf(module: EcosystemModule): ProjectKind {
     cpuProbe: CPU_PROBES[id] ?? CPU_PROBES.cpp!,
     ...(id === 'go' ? { clockLimit: 'Go reads the clock from the kernel (vDSO), not through libc, so libfaketime cannot shift it' } : {}),
     randomByDefault: RANDOM_BY_DEFAULT[id] ?? [],
+    installReuse: id === 'java' ? { supported: false, why: 'Maven keeps what it resolved in the sandbox\'s cache layers, which end with the sandbox, not in the work directory' } : { supported: true },
     datedResolution: DATED[id] ?? { supported: false, why: NO_DATE[id] ?? `${module.displayName} has no way to resolve against a registry as of a date` },
   };
 }

@@ -7,11 +7,12 @@ import { resolveBackend, type BackendChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
 import { wilsonInterval } from '../metrics/stats.js';
 import { attribute, DEFAULT_ATTRIBUTION } from './attribute.js';
-import { differences, median, reproductionRate, verdictOf } from './compare.js';
+import { differences, median, quantile, reproductionRate, verdictOf } from './compare.js';
 import { startDatedIndex, type DatedIndex } from './dated-index.js';
 import { randomInt } from 'node:crypto';
 import { drawnSeeds, SHIM_FACTORS, shapeOf, type FactorContext, type RunShape } from './factors.js';
 import { freshRun, type EnvironmentFacts, type RunSetup } from './fresh-run.js';
+import { InstallTemplates } from './install-template.js';
 import { detectKind } from './kinds.js';
 import { detectRunner } from './outcomes/runners.js';
 import { readReferenceFile } from './reference.js';
@@ -24,6 +25,8 @@ export interface ReproOptions {
   k: number;
   vary: readonly FactorId[];
   attribute: boolean;
+  /** With `attribute`: try every factor (--attribute all) rather than stop at the first that is a cause. */
+  attributeAll?: boolean;
   /** With `attribute`: the most runs of each attribution arm (the control, each factor); default 6. */
   trials?: number;
   shim: boolean;
@@ -44,6 +47,8 @@ export interface ReproOptions {
   progress(message: string): void;
   /** Told of each finished run (the corpus records them as they come). */
   onRun?(run: RunRecord): Promise<void>;
+  /** Every run installs fresh (--fresh-installs) instead of sharing one install among the runs that only change the run's environment. */
+  freshInstalls?: boolean;
   /** Draws the seeds of the factors random by default (tests give their own); absent: a random 31-bit seed. */
   drawSeed?: () => number;
 }
@@ -109,7 +114,9 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   const notes: string[] = [];
   if (opts.command === undefined) notes.push('the project\'s entry point was run, as the audit runs it: outcomes compare the exit status only');
   else if (!runner) notes.push('the command\'s test runner is not one envproof reads (pytest, Jest, Vitest, node --test, go test, Maven Surefire, ctest): outcomes compare the exit status only');
+  if (!opts.freshInstalls && !kind.installReuse.supported) notes.push(`every run installed fresh: ${kind.installReuse.why}`);
   const indexes = new DatedIndexes();
+  const installs = opts.freshInstalls ? undefined : new InstallTemplates<EnvironmentFacts>();
   const setup: RunSetup = {
     projectDir: dir,
     kind,
@@ -122,6 +129,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     installTimeoutMs: installTimeoutMs(opts),
     progress: opts.progress,
     datedIndexUrl: indexes.url,
+    ...(installs ? { installs } : {}),
   };
   const drawSeed = opts.drawSeed ?? (() => randomInt(1, 2 ** 31));
   // A run's shape is decided twice (before its install, then with what the install found): both times with the same draws.
@@ -143,7 +151,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   let referenceLoaded: string[] | undefined;
   let command = opts.command;
   const record = async (role: RunRecord['role'], label: string, decide: (facts: EnvironmentFacts) => RunShape): Promise<RunRecord> => {
-    opts.progress(`${label}: fresh install and run`);
+    opts.progress(`${label}: install and run`);
     const seeds: number[] = [];
     const r = await freshRun(setup, (facts) => {
       let j = 0;
@@ -152,7 +160,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     });
     command ??= r.command;
     const diff = reference ? differences(reference.outcome, r.outcome) : [];
-    const run: RunRecord = { role, variation: r.shape.settings, outcome: r.outcome, matches: diff.length === 0, differences: diff, durationMs: r.durationMs, installMs: r.installMs };
+    const run: RunRecord = { role, variation: r.shape.settings, outcome: r.outcome, matches: diff.length === 0, differences: diff, durationMs: r.durationMs, installMs: r.installMs, install: r.install };
     if (r.traced) {
       run.traced = r.traced;
       if (referenceLoaded) run.loadedDifferences = loadedDifferences(referenceLoaded, r.traced.loaded);
@@ -170,6 +178,8 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       // The default environment (its random factors drawn and recorded); with --as-of, dependencies as they resolved then.
       const refRun = await record('reference', 'reference run', (facts) => shapeOf([], opts.asOf ? ['dependency-drift'] : [], context(0, facts)));
       referenceSeeds = drawnSeeds(refRun.variation);
+      // Its install (now the shared live one) resolved the dependencies as of the reference date.
+      if (!opts.asOf && refRun.install === 'fresh' && refRun.outcome.status !== 'install-failed') setup.liveInstalledAt = referenceDate.toISOString();
       if (refRun.outcome.status === 'not-started') {
         throw new EnvproofError(`the test command never started in the sandbox (${refRun.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd; inside the environment, python, node, go etc. are the project\'s own');
       }
@@ -212,30 +222,67 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
         // A seed the differing re-run drew other than the reference run's is tried like any varied factor (the pinned ones
         // replay the reference's); against a reference file, whose seeds are not known, only when --vary names it.
         const tried = drawnSeeds(reruns[first]!.variation);
-        const candidates = [...opts.vary, ...FACTORS.filter((f) => !opts.vary.includes(f) && referenceSeeds[f] !== undefined && tried[f] !== undefined && tried[f] !== referenceSeeds[f])];
+        const candidates = attributionOrder([...opts.vary, ...FACTORS.filter((f) => !opts.vary.includes(f) && referenceSeeds[f] !== undefined && tried[f] !== undefined && tried[f] !== referenceSeeds[f])], reruns[first]!);
         const a = await attribute(
           candidates,
           first,
           (varied, role, index) => record(role, `attribution (${varied.length ? `varying ${varied.join(', ')}` : 'control, all pinned'})`, (facts) => shapeOf(varied, pinAllBut(varied), context(index, facts, tried))),
-          { ...DEFAULT_ATTRIBUTION, maxTrials: opts.trials ?? DEFAULT_ATTRIBUTION.maxTrials },
+          { ...DEFAULT_ATTRIBUTION, maxTrials: opts.trials ?? DEFAULT_ATTRIBUTION.maxTrials, stopAtFirstCause: !opts.attributeAll },
         );
         report.causes = a.causes;
         report.attributionRuns = a.runs;
+        report.attribution = { mode: opts.attributeAll ? 'all' : 'first-cause', order: candidates, notTried: a.notTried };
       }
     }
-    if (opts.shim) report.shim = await shimRuns(opts, reruns, (i) => record('shim', `shim run ${i + 1}/${opts.k}`, (facts) => shapeOf(opts.vary.filter((f) => !SHIM_FACTORS.includes(f)), SHIM_FACTORS, context(i, facts))));
+    if (opts.shim) {
+      report.shim = await shimRuns(
+        opts.k,
+        (i) => record('default', `default-environment run ${i + 1}/${opts.k} (the shim's overhead)`, (facts) => shapeOf([], [], context(i, facts))),
+        (i) => record('shim', `shim run ${i + 1}/${opts.k}`, (facts) => shapeOf(opts.vary.filter((f) => !SHIM_FACTORS.includes(f)), SHIM_FACTORS, context(i, facts))),
+      );
+    }
     return report;
   } finally {
     await indexes.close();
+    await installs?.dispose();
   }
 }
 
-async function shimRuns(opts: ReproOptions, reruns: readonly RunRecord[], run: (i: number) => Promise<RunRecord>): Promise<ShimSummary> {
-  const runs: RunRecord[] = [];
-  for (let i = 0; i < opts.k; i++) runs.push(await run(i));
-  const rate = reproductionRate(runs.map((r) => r.matches));
-  const withShim = median(runs.map((r) => r.durationMs));
-  const without = median(reruns.map((r) => r.durationMs));
-  const pins = runs[0]?.variation.filter((s) => s.mode === 'pinned').map((s) => (s.applied ? s.value : `${s.factor}: not pinned (${s.note})`)) ?? [];
-  return { verdict: verdictOf(rate), rate, rateInterval: wilsonInterval(runs.filter((r) => r.matches).length, runs.length)!, runs, overheadRatio: withShim !== null && without ? Math.round((withShim / without) * 1000) / 1000 : null, pins };
+/**
+ * The order attribution tries the candidates in: first those the differing re-run applied (it can only differ by
+ * what it changed), then those it could not apply (tried in case attribution can, as with a seed drawn anew).
+ */
+export function attributionOrder(candidates: readonly FactorId[], differing: RunRecord): FactorId[] {
+  const applied = (f: FactorId) => differing.variation.some((s) => s.factor === f && s.applied && s.mode !== 'pinned');
+  return [...candidates.filter(applied), ...candidates.filter((f) => !applied(f))];
 }
+
+/**
+ * The shim runs, each just after a run in the default environment: the overhead is the median of the pairwise ratios
+ * of their test-command times, so that both sides of a pair see the machine in the same state.
+ */
+export async function shimRuns(k: number, defaultRun: (i: number) => Promise<RunRecord>, shimRun: (i: number) => Promise<RunRecord>): Promise<ShimSummary> {
+  const runs: RunRecord[] = [];
+  const defaultRuns: RunRecord[] = [];
+  for (let i = 0; i < k; i++) {
+    defaultRuns.push(await defaultRun(i));
+    runs.push(await shimRun(i));
+  }
+  const rate = reproductionRate(runs.map((r) => r.matches));
+  const ratios = runs.flatMap((r, i) => (defaultRuns[i]!.durationMs > 0 && r.durationMs > 0 ? [r.durationMs / defaultRuns[i]!.durationMs] : []));
+  const pins = runs[0]?.variation.filter((s) => s.mode === 'pinned').map((s) => (s.applied ? s.value : `${s.factor}: not pinned (${s.note})`)) ?? [];
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  const spread = ratios.length ? { min: round(Math.min(...ratios)), q1: round(quantile(ratios, 0.25)), q3: round(quantile(ratios, 0.75)), max: round(Math.max(...ratios)), pairs: ratios.length } : undefined;
+  const m = median(ratios);
+  return {
+    verdict: verdictOf(rate),
+    rate,
+    rateInterval: wilsonInterval(runs.filter((r) => r.matches).length, runs.length)!,
+    runs,
+    defaultRuns,
+    overheadRatio: m === null ? null : round(m),
+    ...(spread ? { overheadSpread: spread } : {}),
+    pins,
+  };
+}
+

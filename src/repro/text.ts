@@ -38,12 +38,15 @@ export function renderReproText(report: ReproReport): string {
     for (const r of drifted) lines.push(`  run ${report.runs.indexOf(r) + 1}: ${r.loadedDifferences!.join(', ')}`);
   }
   if (report.causes) {
-    lines.push('', report.causes.length ? 'Causes' : 'Causes: none (reproducible)');
+    const a = report.attribution;
+    const stopped = a?.notTried.length ? ` (stopped at the first cause; not tried: ${a.notTried.join(', ')}; --attribute all tries every factor)` : '';
+    lines.push('', report.causes.length ? `Causes${stopped}` : 'Causes: none (reproducible)');
     for (const c of report.causes) lines.push(`  ${pad(c.factor, 17)} ${pad(c.category, 21)} ${c.evidence}`);
   }
   if (report.shim) {
     const s = report.shim;
-    lines.push('', `with the shim: verdict ${s.verdict}, rate ${s.rate.toFixed(2)}, ${rateText(Math.round(s.rate * s.runs.length), s.runs.length)} runs match; overhead ${s.overheadRatio === null ? 'unknown' : `${s.overheadRatio.toFixed(3)}x`} (median test time)`);
+    const spread = s.overheadSpread ? ` (median of ${s.overheadSpread.pairs} pairs with a default-environment run; IQR ${s.overheadSpread.q1.toFixed(3)}–${s.overheadSpread.q3.toFixed(3)}, range ${s.overheadSpread.min.toFixed(3)}–${s.overheadSpread.max.toFixed(3)})` : '';
+    lines.push('', `with the shim: verdict ${s.verdict}, rate ${s.rate.toFixed(2)}, ${rateText(Math.round(s.rate * s.runs.length), s.runs.length)} runs match; overhead ${s.overheadRatio === null ? 'unknown' : `${s.overheadRatio.toFixed(3)}x`}${spread}`);
     lines.push(`  pinned: ${s.pins.join('; ')}`);
   }
   const skipped = [...new Set(report.runs.flatMap((r) => r.variation.filter((s) => !s.applied).map((s) => `${s.factor}: ${s.note}`)))];

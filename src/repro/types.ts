@@ -62,16 +62,18 @@ export interface LoadedSet {
 export interface RunRecord {
   /** What this run changed from the default environment (empty: the default environment). */
   variation: FactorSetting[];
-  /** The role of the run: `reference`, `rerun`, `control`, `factor`, `narrowing`, `shim`. */
-  role: 'reference' | 'rerun' | 'control' | 'factor' | 'narrowing' | 'shim';
+  /** The role of the run: `reference`, `rerun`, `control`, `factor`, `narrowing`, `shim`, `default` (beside each shim run, for its overhead). */
+  role: 'reference' | 'rerun' | 'control' | 'factor' | 'narrowing' | 'shim' | 'default';
   outcome: Outcome;
   matches: boolean;
   /** Differences from the reference (status, tests that changed). */
   differences: string[];
   /** Wall-clock time of the test command. */
   durationMs: number;
-  /** Wall-clock time of the fresh install before it. */
+  /** Wall-clock time of the install before it: the fresh install, or the copy of a shared one (`install`). */
   installMs: number;
+  /** `fresh`: installed for this run; `reused`: a fresh copy of the install of an earlier run of the same kind (docs/repro.md). */
+  install?: 'fresh' | 'reused';
   /** With --tracer: what the run loaded. */
   traced?: LoadedSet;
   /** With --tracer, when the reference run was traced too: how the loaded set differs from the reference run's. */
@@ -118,8 +120,12 @@ export interface ShimSummary {
   /** The 95% Wilson interval of the rate. */
   rateInterval: [number, number];
   runs: RunRecord[];
-  /** Median test-command time with the shim over the median without it. */
+  /** Runs in the default environment, each made just before the shim run of the same index (the overhead's baseline). */
+  defaultRuns: RunRecord[];
+  /** The median over the pairs (default run, shim run) of the shim run's test-command time over the default run's. */
   overheadRatio: number | null;
+  /** The spread of those pairwise ratios; absent when no pair had a test time. */
+  overheadSpread?: { min: number; q1: number; q3: number; max: number; pairs: number };
   /** What the shim pinned, as set. */
   pins: string[];
 }
@@ -145,6 +151,11 @@ export interface ReproReport {
   causes?: Cause[];
   /** With --attribute: the runs the attribution made (control, one factor at a time, narrowing). */
   attributionRuns?: RunRecord[];
+  /**
+   * With --attribute, when some re-run differed: `first-cause` stopped at the first factor that was a cause, `all`
+   * (--attribute all) tried every one; `order` is the order they were tried in, `notTried` those never run.
+   */
+  attribution?: { mode: 'first-cause' | 'all'; order: FactorId[]; notTried: FactorId[] };
   shim?: ShimSummary;
   notes: string[];
 }

@@ -55,8 +55,8 @@ describe('envproof repro --corpus', () => {
       ['rename', 'reproducible', 'reproducible', 'reproducible'],
     ]);
     assert.deepEqual(rows[0]!.causes?.map((x) => x.factor), ['timezone']);
-    // patched: 1 re-run, control + 1 factor, 1 shim run; baseline: its reference and 1 re-run.
-    assert.equal(await s.repro().runCount(path.resolve(corpus), 'local-time'), 6);
+    // patched: 1 re-run, control + 1 factor, 1 default-environment run and 1 shim run beside it; baseline: its reference and 1 re-run.
+    assert.equal(await s.repro().runCount(path.resolve(corpus), 'local-time'), 7);
     await s.close();
 
     const report = runCli(['report', '--repro', '--store', store, '--format', 'json']);
@@ -91,7 +91,7 @@ describe('envproof repro --corpus', () => {
       assert.deepEqual(rows.map((x) => [x.instanceId, x.verdict, x.shimVerdict, x.baselineVerdict, x.k]), [['local-time', 'broken', 'reproducible', 'reproducible', 1]]);
       assert.deepEqual(rows[0]!.causes?.map((x) => x.factor), ['timezone']);
       const s = await ResultsStore.open(url);
-      assert.equal(await s.repro().runCount(path.resolve(corpus), 'local-time'), 6, 'the same six runs as on SQLite');
+      assert.equal(await s.repro().runCount(path.resolve(corpus), 'local-time'), 7, 'the same seven runs as on SQLite');
       await s.close();
 
       const report = await runCliAsync(['report', '--repro', '--store', url, '--format', 'json']);

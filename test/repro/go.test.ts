@@ -5,7 +5,7 @@ import { assertCause, reproFixture, settingOf } from './helpers.js';
 // Go runs in the Go environment (the audit's toolchain and module cache), in the bwrap sandbox like the others.
 describe('repro: Go fixtures (go test -json), one per cause', () => {
   test('timezone', async () => {
-    const r = await reproFixture('go-timezone', 'go test ./...', ['timezone', 'cpus']);
+    const r = await reproFixture('go-timezone', 'go test ./...', ['cpus', 'timezone']);
     assert.deepEqual(r.reference.outcome.tests, { 'example.com/go-timezone.TestReportHour': 'passed' });
     assertCause(r, 'timezone', 'implicit-environment', 'example.com/go-timezone.TestReportHour: passed → failed');
   });

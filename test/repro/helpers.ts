@@ -5,7 +5,7 @@ import type { FactorId, ReproReport } from '../../src/repro/types.js';
 
 export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 
-/** One repro of a fixture with small k, in the default sandbox (bwrap). */
+/** One repro of a fixture with small k, in the default sandbox (bwrap): attribution stops at the first cause, the runs share one install. */
 export function reproFixture(fixture: string, command: string, vary: FactorId[], extra: Partial<ReproOptions> = {}): Promise<ReproReport> {
   return runRepro({
     dir: path.join(FIXTURES, fixture),

@@ -6,7 +6,7 @@ import { startLocalRegistry } from './npm-registry.js';
 
 describe('repro: JavaScript fixtures, one per cause, each attributed', () => {
   test('timezone (node --test, results from its TAP reporter)', async () => {
-    const r = await reproFixture('js-timezone', 'npm test', ['timezone', 'home']);
+    const r = await reproFixture('js-timezone', 'npm test', ['home', 'timezone']);
     assert.deepEqual(r.reference.outcome.tests, { 'report hour': 'passed' });
     assertCause(r, 'timezone', 'implicit-environment', 'report hour: passed → failed');
   });

@@ -7,11 +7,16 @@ import { runCli } from '../helpers/cli.js';
 import { assertCause, FIXTURES, reproFixture, settingOf } from './helpers.js';
 
 describe('repro: Python fixtures, one per cause, each attributed', () => {
-  test('timezone (a umask variation beside it is no cause)', async () => {
-    const r = await reproFixture('py-timezone', 'pytest -q', ['timezone', 'umask']);
+  test('timezone (a umask variation beside it, tried first, is no cause)', async () => {
+    const r = await reproFixture('py-timezone', 'pytest -q', ['umask', 'timezone']);
     assert.equal(r.verdict, 'broken');
     assert.deepEqual(r.reference.outcome.tests, { 'test_report::test_report_hour': 'passed' });
     assertCause(r, 'timezone', 'implicit-environment', 'test_report::test_report_hour: passed → failed');
+    // umask tried first and found no cause; the attribution stopped at timezone, so the drawn hash seed was never tried.
+    assert.deepEqual(r.attribution, { mode: 'first-cause', order: ['umask', 'timezone', 'hash-seed'], notTried: ['hash-seed'] });
+    assert.deepEqual(r.attributionRuns!.map((x) => [x.role, x.variation.filter((s) => s.mode === 'varied').map((s) => s.factor), x.matches]), [['control', [], true], ['factor', ['umask'], true], ['factor', ['timezone'], false]]);
+    // One install, the reference run's; every other run got a copy of it (the control too: it pins the dependencies to the reference date, when that install resolved them).
+    assert.deepEqual([...r.runs, ...r.attributionRuns!].map((x) => x.install), ['fresh', 'reused', 'reused', 'reused', 'reused']);
   });
 
   test('locale: de_DE.UTF-8 compiled where the test runs, so the format differs rather than setlocale failing', async () => {

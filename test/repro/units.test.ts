@@ -1,10 +1,11 @@
 // tier: quick
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { attribute, rateText } from '../../src/repro/attribute.js';
+import { attributionOrder, shimRuns } from '../../src/repro/repro.js';
 import { fisherExact } from '../../src/metrics/stats.js';
 import { differences, median, reproductionRate, verdictOf } from '../../src/repro/compare.js';
 import { datedPage } from '../../src/repro/dated-index.js';
@@ -114,7 +115,8 @@ describe('repro comparison, verdicts and attribution', () => {
     return { run, calls };
   }
 
-  const ONCE = { maxTrials: 1, alpha: 0.05 };
+  const ONCE = { maxTrials: 1, alpha: 0.05, stopAtFirstCause: false };
+  const ALL = { maxTrials: 6, alpha: 0.05, stopAtFirstCause: false };
 
   test('Fisher\'s exact test and the Wilson interval against values worked by hand', () => {
     // [[0,4],[4,0]]: only it and its mirror are that unlikely, each 1/C(8,4): p = 2/70.
@@ -138,7 +140,7 @@ describe('repro comparison, verdicts and attribution', () => {
 
   test('repeated until Fisher\'s test separates cause from control, then stopped; factors that never differed are run once', async () => {
     const p = project(['locale']);
-    const a = await attribute(['timezone', 'locale', 'umask'], 0, p.run, { maxTrials: 6, alpha: 0.05 });
+    const a = await attribute(['timezone', 'locale', 'umask'], 0, p.run, ALL);
     assert.deepEqual(a.causes.map((c) => c.factor), ['locale']);
     // 4 against 4 is the first complete separation below 0.05 (2/70); 3 against 3 gives 2/20.
     assert.deepEqual([a.causes[0]!.statistics?.trials, a.causes[0]!.statistics?.controlTrials, a.causes[0]!.statistics?.significant], [4, 4, true]);
@@ -150,7 +152,7 @@ describe('repro comparison, verdicts and attribution', () => {
   test('a race: a factor that differed once by chance is no cause; the control varying alone is `nondeterministic`', async () => {
     // Calls 1 and 5 differ whatever is varied: the first timezone run, then the third control run.
     const p = project([], [], (call) => call % 4 === 1);
-    const a = await attribute(['timezone', 'umask'], 0, p.run, { maxTrials: 6, alpha: 0.05 });
+    const a = await attribute(['timezone', 'umask'], 0, p.run, ALL);
     assert.deepEqual(a.causes.map((c) => [c.factor, c.category]), [['nondeterministic', 'other']]);
     assert.match(a.causes[0]!.evidence, /with every factor pinned the outcome still differed in 1\/3 \[0\.06, 0\.79\] of the runs/);
     // Stopped when timezone could no longer reach significance in 6 runs (1 of 3 against 1 of 3), not at the limit.
@@ -169,7 +171,7 @@ describe('repro comparison, verdicts and attribution', () => {
     const broken = await attribute(['locale'], 0, async (varied, role) => {
       if (varied.length === 0) controls++;
       return { ...(await project([]).run(varied, role)), matches: false, differences: ['status pass → fail'] };
-    }, { maxTrials: 3, alpha: 0.05 });
+    }, { maxTrials: 3, alpha: 0.05, stopAtFirstCause: false });
     assert.deepEqual(broken.causes.map((c) => [c.factor, c.category]), [['unknown', 'other']]);
     assert.match(broken.causes[0]!.evidence, /still differs in 3\/3 .* regardless of the environment/);
     assert.equal(controls, 3);
@@ -177,6 +179,64 @@ describe('repro comparison, verdicts and attribution', () => {
     const a = await attribute(['clock'], 0, p.run);
     assert.deepEqual(a.causes.map((c) => c.factor), ['unknown']);
     assert.match(a.causes[0]!.evidence, /no factor tried changed the outcome \(none could be applied\)/);
+  });
+
+  test('by default attribution stops at the first factor that is a cause; the others are not tried, and said so', async () => {
+    const first = project(['locale']);
+    const a = await attribute(['timezone', 'locale', 'umask', 'clock'], 0, first.run);
+    assert.deepEqual([a.causes.map((c) => c.factor), a.causes[0]!.statistics?.significant, a.notTried], [['locale'], true, ['umask', 'clock']]);
+    // The control and locale to 4 against 4 (p = 2/70), timezone once (it never differed): 9 runs, in this order.
+    assert.deepEqual(first.calls, [[], ['timezone'], ['locale'], [], ['locale'], [], ['locale'], [], ['locale']]);
+    // --attribute all: the same cause, with umask and clock tried once each besides.
+    const every = project(['locale']);
+    const b = await attribute(['timezone', 'locale', 'umask', 'clock'], 0, every.run, ALL);
+    assert.deepEqual([b.causes.map((c) => c.factor), b.notTried, every.calls.length], [['locale'], [], 11]);
+    assert.deepEqual(every.calls.slice(0, 5), [[], ['timezone'], ['locale'], ['umask'], ['clock']]);
+  });
+
+  test('stopping at the first cause: a factor not applied is passed over, no cause tries them all, a broken control ends it', async () => {
+    const skipped = project(['umask'], ['clock']);
+    const a = await attribute(['clock', 'umask', 'home'], 0, skipped.run, { ...ONCE, stopAtFirstCause: true });
+    assert.deepEqual([a.causes.map((c) => c.factor), a.notTried, skipped.calls], [['umask'], ['home'], [[], ['clock'], ['umask']]]);
+    // A race (the first timezone run and the second control run differ): timezone can no longer be told from the
+    // control (1 of 2 each), so umask is tried too before `nondeterministic` is named.
+    const race = project([], [], (call) => call === 1 || call === 2);
+    const r = await attribute(['timezone', 'umask'], 0, race.run);
+    assert.deepEqual([r.causes.map((c) => c.factor), r.notTried], [['nondeterministic'], []]);
+    assert.deepEqual(race.calls, [[], ['timezone'], [], ['timezone'], ['umask']]);
+    // A control that never matches is `unknown` whatever the factors do: the next factor is not started.
+    const controls: FactorId[][] = [];
+    const broken = await attribute(['locale', 'timezone'], 0, async (varied, role) => {
+      controls.push([...varied]);
+      return { ...(await project([]).run(varied, role)), matches: false, differences: ['status pass → fail'] };
+    }, { maxTrials: 3, alpha: 0.05, stopAtFirstCause: true });
+    assert.deepEqual([broken.causes.map((c) => c.factor), broken.notTried, controls], [['unknown'], ['timezone'], [[], ['locale'], [], []]]);
+  });
+
+  test('the order attribution tries: the factors the differing re-run applied first, then those it could not apply', () => {
+    const setting = (factor: FactorId, applied: boolean, mode: 'varied' | 'drawn' | 'pinned' = 'varied') => ({ factor, mode, value: factor, applied });
+    const rerun: RunRecord = {
+      role: 'rerun', outcome: { status: 'fail', exitCode: 1 }, matches: false, differences: [], durationMs: 1, installMs: 1,
+      variation: [setting('clock', false), setting('test-order', false), setting('timezone', true), setting('hash-seed', true, 'drawn'), setting('network', true, 'pinned')],
+    };
+    assert.deepEqual(attributionOrder(['clock', 'test-order', 'timezone', 'network', 'hash-seed'], rerun), ['timezone', 'hash-seed', 'clock', 'test-order', 'network']);
+  });
+
+  test('the shim\'s overhead: each shim run just after a default-environment run, the median of the pairwise ratios and their spread', async () => {
+    const order: string[] = [];
+    const timed = (role: RunRecord['role'], ms: number[]) => async (i: number): Promise<RunRecord> => {
+      order.push(`${role} ${i}`);
+      return { role, variation: [], outcome: { status: 'pass', exitCode: 0 }, matches: true, differences: [], durationMs: ms[i]!, installMs: 0 };
+    };
+    const s = await shimRuns(4, timed('default', [100, 200, 100, 50]), timed('shim', [110, 260, 90, 100]));
+    assert.deepEqual(order, ['default 0', 'shim 0', 'default 1', 'shim 1', 'default 2', 'shim 2', 'default 3', 'shim 3']);
+    // Ratios 1.1, 1.3, 0.9, 2.0: median (1.1 + 1.3)/2; quartiles at positions 0.75 and 2.25 of the sorted ratios.
+    assert.equal(s.overheadRatio, 1.2);
+    assert.deepEqual(s.overheadSpread, { min: 0.9, q1: 1.05, q3: 1.475, max: 2, pairs: 4 });
+    assert.deepEqual([s.runs.length, s.defaultRuns.length, s.verdict], [4, 4, 'reproducible']);
+    // A pair without a test time (a run that never started) is left out of the ratios.
+    const none = await shimRuns(1, timed('default', [0]), timed('shim', [5]));
+    assert.deepEqual([none.overheadRatio, none.overheadSpread], [null, undefined]);
   });
 });
 
@@ -275,5 +335,37 @@ describe('repro corpus figures', () => {
     assert.ok(h.days !== null && Math.abs(h.days - 47) < 3, String(h.days));
     assert.ok(h.ci![0] < h.days! && h.days! < h.ci![1]);
     assert.equal(driftHalfLife([{ ageDays: 10, drifted: false }]).days, null);
+  });
+});
+
+describe('repro install templates', () => {
+  test('each run gets its own copy of the installed tree at the same path; nothing a run writes reaches the next; the template is never the run\'s', async () => {
+    const { InstallTemplates } = await import('../../src/repro/install-template.js');
+    const { createWorkDir } = await import('../../src/audit/workspace.js');
+    const project = mkdtempSync(path.join(tmpdir(), 'repro-template-project-'));
+    writeFileSync(path.join(project, 'a.txt'), 'project file\n');
+    const work = await createWorkDir(project);
+    // What an install leaves: a file in the environment, with a mode, and a relative link, as a venv has.
+    writeFileSync(path.join(work.env, 'installed.txt'), 'installed\n', { mode: 0o640 });
+    symlinkSync('installed.txt', path.join(work.env, 'link'));
+    const templates = new InstallTemplates<{ shuffle: string }>();
+    await templates.keep('live', work, { installed: [], details: {}, commands: ['pip install'], durationMs: 1 }, { shuffle: 'randomly' });
+    const t = templates.get('live')!;
+    assert.equal(templates.get('2020-01-01'), undefined);
+    assert.ok(templates.holds(work));
+    assert.notEqual(t.copy, work.root);
+    // The first run writes into its tree and removes a file; the next gets the tree as installed.
+    writeFileSync(path.join(work.project, 'left-by-run-1'), 'x');
+    rmSync(path.join(work.env, 'installed.txt'));
+    await templates.restore(t);
+    assert.deepEqual(readdirSync(work.project).sort(), ['a.txt']);
+    assert.equal(readFileSync(path.join(work.env, 'link'), 'utf8'), 'installed\n');
+    assert.equal(readlinkSync(path.join(work.env, 'link')), 'installed.txt');
+    assert.equal(statSync(path.join(work.env, 'installed.txt')).mode & 0o777, 0o640);
+    // The template's copy is untouched by what the runs did.
+    assert.deepEqual(readdirSync(path.join(t.copy, 'project')).sort(), ['a.txt']);
+    assert.deepEqual(t.facts, { shuffle: 'randomly' });
+    await templates.dispose();
+    assert.deepEqual([existsSync(t.copy), existsSync(work.root)], [false, false]);
   });
 });
