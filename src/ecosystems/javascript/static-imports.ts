@@ -6,18 +6,21 @@
  * whatever their names. A bare specifier names a package (`@scope/name/sub` → `@scope/name`); relative paths and
  * Node's built-in modules do not. Packages loaded by discovery — named in Babel or ESLint configuration
  * (config-discovery.ts), or located with `require.resolve('x')` — are reported apart, with the rule that found them.
+ * A package the code imports that the install did not bring (nor its `@types/` stub, which serves a type-only
+ * import), and that is not the project's own, is unresolved: a missing dependency.
  */
 import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { StaticImports } from '../outputs.js';
 import { lineNumber } from '../text-edits.js';
-import type { AuditContext } from '../types.js';
+import type { AuditContext, InstallResult } from '../types.js';
 import { readProjectFile } from '../../core/safe-read.js';
 import { configDiscoveries, type Discovered } from './config-discovery.js';
 import { packageEntryFiles } from './entry-files.js';
 import { MANIFEST } from './manifest.js';
-import { packageOfSpecifier } from './names.js';
+import { isValidPackageName, packageOfSpecifier } from './names.js';
+import { ownPackageNames } from './own.js';
 import { readPackageJson } from './package-json.js';
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
@@ -82,4 +85,20 @@ export async function scanJsImports(projectDir: string): Promise<StaticImports> 
   return { imports, method: "the TypeScript compiler's pre-processor (import, export from, import(), require())", discovered, notes };
 }
 
-export const npmStaticImports = (ctx: AuditContext): Promise<StaticImports> => scanJsImports(ctx.host.projectDir);
+/** `@scope/name` → `@types/scope__name`, DefinitelyTyped's name for a package's types. */
+function typesPackage(name: string): string {
+  return `@types/${name.startsWith('@') ? name.slice(1).replace('/', '__') : name}`;
+}
+
+/** The imports of packages that `provided` (installed and own names) lacks, with their types stub too. */
+export function unresolvedPackages(imports: Record<string, string[]>, provided: ReadonlySet<string>): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(imports).filter(([name]) => isValidPackageName(name) && !provided.has(name) && !provided.has(typesPackage(name))));
+}
+
+export async function npmStaticImports(ctx: AuditContext, install: InstallResult): Promise<StaticImports> {
+  const dir = ctx.host.projectDir;
+  const found = await scanJsImports(dir);
+  const own = await ownPackageNames(dir, await readPackageJson(path.join(dir, MANIFEST)).catch(() => ({})));
+  const unresolved = unresolvedPackages(found.imports, new Set([...install.installed.map((d) => d.name), ...(install.own ?? []), ...own]));
+  return { ...found, ...(Object.keys(unresolved).length ? { unresolved } : {}) };
+}

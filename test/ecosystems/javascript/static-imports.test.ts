@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { nodeScriptFiles, packageEntryFiles } from '../../../src/ecosystems/javascript/entry-files.js';
-import { scanJsImports } from '../../../src/ecosystems/javascript/static-imports.js';
+import { scanJsImports, unresolvedPackages } from '../../../src/ecosystems/javascript/static-imports.js';
 
 describe('static imports: files without a JavaScript extension', () => {
   let dir: string;
@@ -65,5 +65,13 @@ describe('static imports: files without a JavaScript extension', () => {
     assert.deepEqual(nodeScriptFiles('node --no-warnings scripts/build && node ./x.js; nodemon y; node -e "1"'), ['scripts/build', './x.js']);
     assert.deepEqual(packageEntryFiles({ bin: '../escape', main: '/abs', exports: ['./a', { b: './sub/../b', p: './package.json' }], scripts: { s: 'node c' } }), ['a', 'b', 'c']);
     assert.deepEqual(packageEntryFiles({ main: 'build/Release/addon.node' }), []);
+  });
+});
+
+describe('static imports: packages nothing installed provides', () => {
+  it('are unresolved unless installed, typed by an installed @types/ stub, or the project\'s own', () => {
+    const imports = { chalk: ['a.js:1'], httpx: ['a.js:2'], '@scope/lib': ['a.js:3'], '@scope/typed': ['b.ts:1'], own: ['c.js:1'], '#internal': ['d.js:1'] };
+    const provided = new Set(['chalk', '@types/scope__typed', 'own']);
+    assert.deepEqual(unresolvedPackages(imports, provided), { httpx: ['a.js:2'], '@scope/lib': ['a.js:3'] });
   });
 });
