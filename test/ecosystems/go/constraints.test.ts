@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCliAsync } from '../../helpers/cli.js';
+import { plannedFix } from '../../helpers/fix-plan.js';
 import { FIXTURES } from './helpers.js';
 
 let root: string;
@@ -40,5 +41,12 @@ describe('Go imports behind build constraints', () => {
     assert.deepEqual(errors.buildConstraints, ['windows']);
     assert.deepEqual(errors.importedAt, ['internal/term/open_windows.go:3']);
     assert.match(text, /imported only under build constraints the build did not use: github\.com\/google\/uuid \(tags: tcell\), github\.com\/pkg\/errors \(tags: windows\)/);
+  });
+
+  it('fix --pin --remove-phantom --dry-run plans nothing: the constrained imports are kept, go.mod is pinned and complete', async () => {
+    // go.mod requires exactly the three modules the code imports, each at one version; go-cmp is linked (loaded), the
+    // other two are imported behind constraints: removing them would break the tcell and Windows builds.
+    const plan = await plannedFix(path.join(root, 'report.json'), path.join(root, 'constraints'));
+    assert.deepEqual(plan, { edits: [], after: {}, kept: ['phantom github.com/google/uuid', 'phantom github.com/pkg/errors'] });
   });
 });
