@@ -22,9 +22,9 @@ const expected: ExpectedOutputs = {
     ['jackson-databind@2.17.2', 'jackson-core@2.17.2'],
   ],
   hashes: true,
-  // From each POM's <licenses>, else its parents': all five are Apache-licensed projects. commons-lang3's POM names no
-  // license; it inherits org.apache:apache's through commons-parent. Jackson's POMs name "The Apache Software
-  // License, Version 2.0"; gson's parent "Apache-2.0".
+  // From each POM's <licenses>, else its parents' (read by hand in the local repository): commons-lang3 3.14.0 and
+  // commons-parent 64 name none, org.apache:apache 30 names "Apache-2.0"; Jackson's three POMs name "The Apache
+  // Software License, Version 2.0", gson's "Apache-2.0".
   licenses: { 'commons-lang3': 'Apache-2.0', gson: 'Apache-2.0', 'jackson-annotations': 'Apache-2.0', 'jackson-core': 'Apache-2.0', 'jackson-databind': 'Apache-2.0' },
   findings: [
     // Line 17 is commons-lang3's <dependency>, counted by hand (line 16 is the comment above it).
