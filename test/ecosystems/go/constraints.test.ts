@@ -3,6 +3,8 @@
  * so loaded); internal/term/tcell.go (`//go:build tcell`) alone imports google/uuid and open_windows.go alone
  * imports pkg/errors, so a default linux build never compiles them. Known from the go command: `go list -f
  * '{{.IgnoredGoFiles}}' ./internal/term` gives [open_windows.go tcell.go] on linux/amd64 without -tags.
+ * internal/term/term_test.go imports testify, which go.mod does not require: a missing module only a test imports
+ * (the build compiles no test, so nothing fetches it).
  */
 import assert from 'node:assert/strict';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -41,6 +43,15 @@ describe('Go imports behind build constraints', () => {
     assert.deepEqual(errors.buildConstraints, ['windows']);
     assert.deepEqual(errors.importedAt, ['internal/term/open_windows.go:3']);
     assert.match(text, /imported only under build constraints the build did not use: github\.com\/google\/uuid \(tags: tcell\), github\.com\/pkg\/errors \(tags: windows\)/);
+  });
+
+  it('a test\'s import no module provides is missing, as development code: located, never failing', async () => {
+    const missing = report.findings.filter((f: any) => f.kind === 'missing');
+    assert.deepEqual(missing.map((f: any) => [f.name, f.location, f.importedAt, f.developmentImports, f.runError]), [
+      ['github.com/stretchr/testify/assert', { file: 'internal/term/term_test.go', line: 6 }, undefined, ['internal/term/term_test.go:6'], undefined],
+    ]);
+    const r = await runCliAsync(['audit', '--from', path.join(root, 'report.json'), '-q', '--fail-on', 'missing']);
+    assert.equal(r.status, 0, 'a development-only missing module fails no --fail-on kind');
   });
 
   it('fix --pin --remove-phantom --dry-run plans nothing: the constrained imports are kept, go.mod is pinned and complete', async () => {
