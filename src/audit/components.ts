@@ -47,6 +47,7 @@ function entryOf(dep: Dependency, fact: ComponentFact | undefined, declared: Set
     hashes: fact?.hashes ?? [],
     ...(fact?.hashSource ? { hashSource: fact.hashSource } : {}),
     ...(fact?.license ? { license: fact.license } : {}),
+    ...(fact?.namedLicenses ? { namedLicenses: fact.namedLicenses } : {}),
     ...(fact?.properties ? { properties: fact.properties } : {}),
     dependsOn: fact?.dependsOn ?? [],
     direct: direct ? direct.has(componentKey(dep)) : declared.has(dep.name),

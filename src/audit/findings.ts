@@ -57,7 +57,8 @@ function phantom(name: string, input: FindingInput): Omit<Finding, 'kind' | 'nam
     return { ...base, phantom: 'discovered', ...dev, discovery, advice: `not imported, loaded by discovery (${discovery.rule}, ${discovery.evidence}): keep it, it is not used on the traced path` };
   }
   if (!sites.length && development.length) {
-    return { ...base, phantom: 'unused', ...dev, advice: `declared in ${input.manifest} and never loaded; only development code imports it (${development.slice(0, 3).join(', ')}): declare it as a development dependency instead` };
+    const what = input.staticImports.developmentAdvice ?? 'declare it as a development dependency instead';
+    return { ...base, phantom: 'unused', ...dev, advice: `declared in ${input.manifest} and never loaded; only development code imports it (${development.slice(0, 3).join(', ')}): ${what}` };
   }
   if (!sites.length) {
     return { ...base, phantom: 'unused', advice: `declared in ${input.manifest}, never loaded, and nothing in the code imports it: remove it (envproof fix --remove-phantom)` };

@@ -6,9 +6,13 @@
 /** Directories of development code: their imports are never evidence that a runtime dependency is used. */
 const DEVELOPMENT_DIRS = new Set(['test', 'tests', '__tests__', 'doc', 'docs', 'example', 'examples']);
 
-/** `tests/test_cli.py:3` is development code: a directory of its path is tests, docs or examples. */
+/** Test files by their names: Go's `x_test.go`, JavaScript's and TypeScript's `x.test.js`, `x.spec.ts`. */
+const TEST_FILE = /(_test\.go|\.(test|spec)\.[cm]?[jt]sx?)$/;
+
+/** `tests/test_cli.py:3` is development code: a directory of its path is tests, docs or examples, or it is a test file. */
 export function isDevelopmentSite(site: string): boolean {
-  return site.replace(/:\d+$/, '').split('/').slice(0, -1).some((dir) => DEVELOPMENT_DIRS.has(dir));
+  const parts = site.replace(/:\d+$/, '').split('/');
+  return TEST_FILE.test(parts.at(-1)!) || parts.slice(0, -1).some((dir) => DEVELOPMENT_DIRS.has(dir));
 }
 
 export function splitSites(sites: readonly string[] = []): { runtime: string[]; development: string[] } {

@@ -1,5 +1,6 @@
 import type { EcosystemId, GapSets, ProjectMetrics, SkippedEntry, UntracedGapSets, UntracedMetrics } from '../core/types.js';
 import type { ComponentHash, Discovery, ManifestLocation } from '../ecosystems/outputs.js';
+import type { NamedLicense } from '../ecosystems/licenses.js';
 import type { BackendChoice } from '../sandbox/index.js';
 import type { ExecIsolation, SandboxBackend } from '../sandbox/types.js';
 import type { TracerName } from '../trace/index.js';
@@ -86,6 +87,8 @@ export interface ComponentEntry {
   hashSource?: string;
   /** The license as an SPDX expression, from the installed metadata (docs/sbom.md); none when it declares none. */
   license?: string;
+  /** Licenses named by the metadata when some is no known SPDX license (Maven), each with its id where known; `license` is then unset. */
+  namedLicenses?: NamedLicense[];
   /** Checksums that are no file hash (Go's go.sum `h1:`), by name: the SBOM's `envproof:<name>` properties. */
   properties?: Record<string, string>;
   /** `name@version` keys of the components it depends on (the package manager's graph). */

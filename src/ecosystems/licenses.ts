@@ -67,3 +67,63 @@ export function licenseOfText(text: string): string | undefined {
   const matches = LICENSE_TEXTS.filter(([, sentences]) => sentences.every((s) => normal.includes(s)));
   return matches.length === 1 ? matches[0]![0] : undefined;
 }
+
+/** A license as a Maven POM's `<license>` names it, with the SPDX id it was recognised as, if any. */
+export interface NamedLicense {
+  name: string;
+  url?: string;
+  id?: string;
+}
+
+/** `<license><name>` values (lower case, punctuation and ` - ` collapsed to spaces) that name one SPDX license. */
+const MAVEN_NAMES: [RegExp, string][] = [
+  [/^(the )?apache( software)? licen[cs]e( version| v)? ?2(\.0)?$|^apache[- ]2(\.0)?$|^asl 2\.0$/, 'Apache-2.0'],
+  [/^(the )?mit( licen[cs]e)?$/, 'MIT'],
+  [/^(the )?eclipse public licen[cs]e( version| v)? ?1\.0$|^epl[- ]1\.0$/, 'EPL-1.0'],
+  [/^(the )?eclipse public licen[cs]e( version| v)? ?2\.0$|^epl[- ]2\.0$/, 'EPL-2.0'],
+  [/^(the )?(new |revised |modified )?bsd[- ]3[- ]clause( licen[cs]e)?$|^(the )?(new|revised|modified) bsd licen[cs]e$|^(the )?3[- ]clause bsd licen[cs]e$/, 'BSD-3-Clause'],
+  [/^(the )?(simplified )?bsd[- ]2[- ]clause( licen[cs]e)?$|^(the )?simplified bsd licen[cs]e$|^(the )?2[- ]clause bsd licen[cs]e$/, 'BSD-2-Clause'],
+];
+
+/** `<license><url>` values (no scheme, `www.`, trailing `/` or `.txt`/`.html`/`.php`; lower case) of one SPDX license. */
+const MAVEN_URLS: Record<string, string> = {
+  'apache.org/licenses/license-2.0': 'Apache-2.0',
+  'opensource.org/licenses/apache-2.0': 'Apache-2.0',
+  'opensource.org/licenses/mit': 'MIT',
+  'opensource.org/licenses/mit-license': 'MIT',
+  'opensource.org/licenses/bsd-3-clause': 'BSD-3-Clause',
+  'opensource.org/licenses/bsd-2-clause': 'BSD-2-Clause',
+  'eclipse.org/legal/epl-v10': 'EPL-1.0',
+  'eclipse.org/legal/epl-2.0': 'EPL-2.0',
+  'eclipse.org/legal/epl-v20': 'EPL-2.0',
+};
+
+const SPDX_IDS = [...KNOWN_IDS, 'EPL-1.0', 'EPL-2.0'];
+
+function mavenLicenseId(name: string, url: string | undefined): string | undefined {
+  const normal = name.toLowerCase().replace(/\s+-\s+|[,()"]/g, ' ').replace(/\s+/g, ' ').trim();
+  const byName = SPDX_IDS.find((id) => id.toLowerCase() === normal) ?? MAVEN_NAMES.find(([re]) => re.test(normal))?.[1];
+  if (byName || !url) return byName;
+  const u = url.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/+$/, '').replace(/\.(txt|html?|php)$/, '');
+  const spdx = /^spdx\.org\/licenses\/([^/]+)$/.exec(u)?.[1];
+  return MAVEN_URLS[u] ?? (spdx ? SPDX_IDS.find((id) => id.toLowerCase() === spdx) : undefined);
+}
+
+/**
+ * The license of a POM's `<licenses>`: an SPDX expression when every entry is a known license, several joined with
+ * OR (the POM reference: with several licenses the user may choose any of them); else every entry as it is named,
+ * with the id of those that are known. Entries without a name are named by their URL.
+ */
+export function mavenLicense(entries: readonly { name?: string; url?: string }[]): { license?: string; namedLicenses?: NamedLicense[] } {
+  const named = entries.flatMap((e): NamedLicense[] => {
+    const name = e.name?.trim() || e.url?.trim();
+    if (!name) return [];
+    const url = e.url?.trim() || undefined;
+    const id = mavenLicenseId(e.name?.trim() ?? '', url);
+    return [{ name, ...(url ? { url } : {}), ...(id ? { id } : {}) }];
+  });
+  if (!named.length) return {};
+  const ids = [...new Set(named.map((n) => n.id))];
+  if (ids.includes(undefined)) return { namedLicenses: named };
+  return { license: ids.length > 1 ? `(${ids.join(' OR ')})` : ids[0] };
+}

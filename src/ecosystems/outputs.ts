@@ -4,6 +4,7 @@
  * EcosystemModule; the generic writers (src/report/) and the fix command (src/fix/) never ask which ecosystem it is.
  */
 import type { DeclaredResult, Dependency } from '../core/types.js';
+import type { NamedLicense } from './licenses.js';
 import type { AuditContext } from './types.js';
 
 /** A package URL's parts (the purl specification); the SBOM writer turns them into the canonical string. */
@@ -33,6 +34,11 @@ export interface ComponentFact {
   hashSource?: string;
   /** The license as an SPDX expression, as the installed metadata declares it (licenses.ts); none when it does not. */
   license?: string;
+  /**
+   * Licenses the metadata names when some of them is no license envproof knows by its SPDX id (a POM's
+   * `<licenses>` by name): every one as it is named, with the id of those it knows; `license` is then unset.
+   */
+  namedLicenses?: NamedLicense[];
   /**
    * Checksums the package manager gives that are no hash of a file (Go's go.sum `h1:` dirhashes), by name; the SBOM
    * writes each as the property `envproof:<name>`.
@@ -81,6 +87,11 @@ export interface StaticImports {
    * with this advice.
    */
   unlistedAdvice?: string;
+  /**
+   * The advice for a declared package only development code imports (tests, docs, examples). Default: declare it
+   * as a development dependency. Go replaces it: go.mod has no such group, and lists what tests import.
+   */
+  developmentAdvice?: string;
   /** Modules the code imports that no installed package provides, with where (`file:line`): missing dependencies. */
   unresolved?: Record<string, string[]>;
   /** Packages loaded by discovery rather than by import (plug-ins named in configuration, service providers, entry points), by name. */

@@ -4,7 +4,7 @@
  * showed in CycloneDX's own `scope`: `required` loaded at run time (D3), `optional` declared but never loaded (a
  * phantom), `excluded` installed but neither declared nor loaded. What CycloneDX has no field for (declared in D1,
  * installed in D2) is under the `envproof:` property namespace. A license the installed metadata declares is the
- * component's license expression. Loaded packages carry `evidence.occurrences`, the
+ * component's license expression, or its named licenses (Maven). Loaded packages carry `evidence.occurrences`, the
  * files the program opened; the library has no model for occurrences yet, so they are added to its normalised
  * output (docs/sbom.md).
  */
@@ -30,6 +30,20 @@ function scopeOf(c: ComponentEntry, traced: boolean): Enums.ComponentScope | und
   return c.loaded ? Enums.ComponentScope.Required : c.declared ? Enums.ComponentScope.Optional : Enums.ComponentScope.Excluded;
 }
 
+/** An SPDX expression as CycloneDX's expression; named licenses one entry each, by SPDX id where it is known. */
+function licensesOf(c: ComponentEntry): { licenses?: Models.LicenseRepository } {
+  if (c.license) return { licenses: new Models.LicenseRepository([new Models.LicenseExpression(c.license)]) };
+  if (!c.namedLicenses) return {};
+  return {
+    licenses: new Models.LicenseRepository(
+      c.namedLicenses.map((l) => {
+        const url = l.url ? { url: l.url } : {};
+        return l.id ? new Models.SpdxLicense(l.id, url) : new Models.NamedLicense(l.name, url);
+      }),
+    ),
+  };
+}
+
 function component(c: ComponentEntry, traced: boolean): Models.Component {
   const scope = scopeOf(c, traced);
   return new Models.Component(Enums.ComponentType.Library, c.name, {
@@ -38,7 +52,7 @@ function component(c: ComponentEntry, traced: boolean): Models.Component {
     ...(c.version ? { version: c.version } : {}),
     ...(c.purl ? { purl: c.purl } : {}),
     hashes: new Models.HashDictionary(c.hashes.map((h) => [h.algorithm as Enums.HashAlgorithm, h.value] as const)),
-    ...(c.license ? { licenses: new Models.LicenseRepository([new Models.LicenseExpression(c.license)]) } : {}),
+    ...licensesOf(c),
     properties: new Models.PropertyRepository([
       property('declared', c.declared),
       property('installed', c.installed),

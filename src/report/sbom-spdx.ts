@@ -27,11 +27,43 @@ function traceComment(c: ComponentEntry, traced: boolean): string {
   return `envproof: ${layers.join(', ')}; ${run}`;
 }
 
+/**
+ * Licenses a package's metadata names but SPDX has no id for: each distinct name and URL becomes a `LicenseRef-`
+ * with the document's extracted licensing info, which says where the name comes from (SPDX 2.3 asks for its text).
+ */
+class LicenseRefs {
+  private readonly refs = new Map<string, { licenseId: string; name: string; extractedText: string; seeAlsos?: string[] }>();
+
+  /** The package's licenseDeclared: its expression, else its named licenses joined with OR, else NOASSERTION. */
+  declared(c: ComponentEntry): string {
+    if (c.license) return c.license;
+    if (!c.namedLicenses?.length) return NOASSERTION;
+    const ids = [...new Set(c.namedLicenses.map((l) => l.id ?? this.ref(l.name, l.url)))];
+    return ids.length > 1 ? `(${ids.join(' OR ')})` : ids[0]!;
+  }
+
+  private ref(name: string, url: string | undefined): string {
+    const key = `${name}\n${url ?? ''}`;
+    let ref = this.refs.get(key);
+    if (!ref) {
+      const licenseId = `LicenseRef-${this.refs.size + 1}-${name.replace(/[^A-Za-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '')}`;
+      ref = { licenseId, name, extractedText: `The package metadata names this license "${name}"${url ? ` at ${url}` : ''}; envproof did not read its text.`, ...(url ? { seeAlsos: [url] } : {}) };
+      this.refs.set(key, ref);
+    }
+    return ref.licenseId;
+  }
+
+  extracted(): object[] {
+    return [...this.refs.values()];
+  }
+}
+
 export function renderSpdx(report: AuditReport, now: Date = new Date()): string {
   const name = path.basename(report.project);
   const traced = report.layers.traced !== null;
   const ids = new Map(report.components.map((c, i) => [componentKey(c), spdxId(i, c)]));
   const projectId = 'SPDXRef-Package-project';
+  const licenses = new LicenseRefs();
   const packages = [
     {
       SPDXID: projectId,
@@ -52,7 +84,7 @@ export function renderSpdx(report: AuditReport, now: Date = new Date()): string 
       filesAnalyzed: false,
       ...(c.hashes.length ? { checksums: c.hashes.map((h) => ({ algorithm: spdxAlgorithm(h.algorithm), checksumValue: h.value })) } : {}),
       licenseConcluded: NOASSERTION,
-      licenseDeclared: c.license ?? NOASSERTION,
+      licenseDeclared: licenses.declared(c),
       copyrightText: NOASSERTION,
       ...(c.purl ? { externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: c.purl }] } : {}),
       primaryPackagePurpose: 'LIBRARY',
@@ -73,6 +105,7 @@ export function renderSpdx(report: AuditReport, now: Date = new Date()): string 
     documentNamespace: `https://spdx.org/spdxdocs/envproof-${name.replace(/[^A-Za-z0-9.-]+/g, '-')}-${randomUUID()}`,
     creationInfo: { created: now.toISOString().replace(/\.\d{3}Z$/, 'Z'), creators: [`Tool: envproof-${report.tool.version}`] },
     packages,
+    ...(licenses.extracted().length ? { hasExtractedLicensingInfos: licenses.extracted() } : {}),
     relationships,
   };
   return `${JSON.stringify(doc, null, 2)}\n`;

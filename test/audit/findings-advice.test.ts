@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCliAsync } from '../helpers/cli.js';
+import { plannedFix } from '../helpers/fix-plan.js';
 import { assertValidSarif } from '../outputs/schemas.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
@@ -121,6 +122,19 @@ describe('hidden: imported by the code, or loaded through other packages', () =>
     assert.deepEqual(result.applied.map((e: any) => `${e.kind} ${e.name}`), [`add numpy`]);
     assert.deepEqual(result.kept.map((k: any) => k.name).sort(), ['python-dateutil', 'pytz', 'six']);
   });
+
+  it('fix --pin --remove-phantom --dry-run plans exactly: pin pandas (to the constraint\'s 2.2.3), add numpy only when imported', async () => {
+    // requirements.txt is `-c constraints.txt` and a bare `pandas`; constraints.txt pins pandas 2.2.3 and numpy
+    // 2.1.3. The transitive ones are never added; an addition goes at the end of the top file.
+    const original = await readFile(path.join(only.dir, 'requirements.txt'), 'utf8');
+    assert.equal(original, '-c constraints.txt\npandas\n');
+    const plain = await plannedFix(only.reportFile, only.dir);
+    assert.deepEqual(plain.edits, ['pin pandas 2.2.3']);
+    assert.deepEqual(plain.after, { 'requirements.txt': '-c constraints.txt\npandas==2.2.3\n' });
+    const imported = await plannedFix(withNumpy.reportFile, withNumpy.dir);
+    assert.deepEqual(imported.edits, ['add numpy 2.1.3', 'pin pandas 2.2.3']);
+    assert.deepEqual(imported.after, { 'requirements.txt': '-c constraints.txt\npandas==2.2.3\nnumpy==2.1.3\n' });
+  });
 });
 
 describe('missing: imported by the code, provided by no installed package', () => {
@@ -146,6 +160,11 @@ describe('missing: imported by the code, provided by no installed package', () =
     assert.ok(a.report.staticImports.notes.some((n: string) => /optional imports .*: ujson/.test(n)), a.report.staticImports.notes.join('\n'));
     const r = await runCliAsync(['audit', '--from', a.reportFile, '-q', '--fail-on', 'missing']);
     assert.equal(r.status, 1, 'httpx fails --fail-on missing');
+  });
+
+  it('fix --dry-run plans nothing: click==8.1.7 is pinned and loaded, and which package provides httpx is the maintainer\'s to say', async () => {
+    const plan = await plannedFix(a.reportFile, a.dir);
+    assert.deepEqual(plan, { edits: [], after: {}, kept: [] });
   });
 
   it('SARIF: the missing result has a region, every rule a helpUri into docs/sarif.md, the driver an informationUri', async () => {
@@ -190,6 +209,13 @@ describe('discovery: loaded by an entry point or python -m, not by import', () =
     assert.deepEqual(result.applied.filter((e: any) => e.kind === 'remove'), []);
     assert.deepEqual(result.kept.filter((k: any) => k.kind === 'phantom').map((k: any) => k.name).sort(), ['pytest-timeout', 'tabulate']);
   });
+
+  it('fix --pin --remove-phantom --dry-run plans nothing: all three are pinned, pytest is loaded, the others are kept', async () => {
+    const plan = await plannedFix(a.reportFile, a.dir);
+    assert.deepEqual(plan.edits, []);
+    assert.deepEqual(plan.after, {});
+    assert.deepEqual(plan.kept.filter((k) => k.startsWith('phantom')), ['phantom pytest-timeout', 'phantom tabulate']);
+  });
 });
 
 describe('discovery: Java service providers, not imported', () => {
@@ -214,5 +240,16 @@ describe('discovery: Java service providers, not imported', () => {
     assert.equal(r.status, 0, r.stderr);
     const result = JSON.parse(r.stdout);
     assert.deepEqual(result.applied.filter((e: any) => e.kind === 'remove').map((e: any) => e.dependency.name), ['commons-lang3']);
+  });
+
+  it('fix --pin --remove-phantom --dry-run plans exactly the removal of commons-lang3\'s <dependency>', async () => {
+    // Every version is exact; App imports only gson, which has no dependencies of its own (nothing hidden); the two
+    // discovered providers stay. The removal takes the element's five lines and nothing else.
+    const plan = await plannedFix(a.reportFile, a.dir);
+    assert.deepEqual(plan.edits, ['remove commons-lang3']);
+    const original = await readFile(path.join(a.dir, 'pom.xml'), 'utf8');
+    const lang3 = '    <dependency>\n      <groupId>org.apache.commons</groupId>\n      <artifactId>commons-lang3</artifactId>\n      <version>3.14.0</version>\n    </dependency>\n';
+    assert.ok(original.includes(lang3));
+    assert.deepEqual(plan.after, { 'pom.xml': original.replace(lang3, '') });
   });
 });

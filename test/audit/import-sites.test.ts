@@ -12,7 +12,7 @@ import type { Finding } from '../../src/audit/report.js';
 import { jarDiscovery } from '../../src/ecosystems/java/discovery.js';
 
 describe('import sites', () => {
-  it('tells development code by a directory of its path, not by a file name', () => {
+  it('tells development code by a directory of its path, or by a test file\'s name', () => {
     assert.equal(isDevelopmentSite('tests/test_models.py:1'), true);
     assert.equal(isDevelopmentSite('src/pkg/__tests__/a.test.js:3'), true);
     assert.equal(isDevelopmentSite('docs/conf.py:2'), true);
@@ -20,6 +20,12 @@ describe('import sites', () => {
     assert.equal(isDevelopmentSite('llm/models.py:2'), false);
     assert.equal(isDevelopmentSite('tests.py:1'), false, 'a file named tests.py is no tests directory');
     assert.equal(isDevelopmentSite('src/contest/x.py:1'), false);
+    // Test files by the names their test runners look for: go test's, and Jest's, Vitest's and Mocha's usual ones.
+    assert.equal(isDevelopmentSite('server/handler_test.go:4'), true);
+    assert.equal(isDevelopmentSite('src/app.test.js:1'), true);
+    assert.equal(isDevelopmentSite('src/app.spec.tsx:1'), true);
+    assert.equal(isDevelopmentSite('src/latest.go:1'), false, 'a name ending in test without the _test.go form');
+    assert.equal(isDevelopmentSite('src/test.js:1'), false);
   });
 
   it('reads file:line, and a site without a line as the file', () => {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { licenseOfText, pythonLicense, spdxExpression } from '../../src/ecosystems/licenses.js';
+import { licenseOfText, mavenLicense, pythonLicense, spdxExpression } from '../../src/ecosystems/licenses.js';
+import { chainLicenses, pomPath } from '../../src/ecosystems/java/licenses.js';
 
 describe('licenses from installed metadata', () => {
   it('takes a field that reads as an SPDX expression, never a pointer or free text', () => {
@@ -22,6 +23,53 @@ describe('licenses from installed metadata', () => {
     assert.equal(pythonLicense({ classifier: [mitClassifier, 'License :: OSI Approved :: Apache Software License'] }), '(MIT OR Apache-2.0)');
     assert.equal(pythonLicense({ license: 'bsd-3-clause' }), 'BSD-3-Clause');
     assert.equal(pythonLicense({ license: 'Copyright (c) the authors; all rights reserved' }), undefined);
+  });
+
+  it('Maven: <licenses> by name or URL as SPDX ids, several as a choice (OR), an unknown one as named', () => {
+    // The names and URLs as Apache's, Jackson's, JUnit's, Logback's and Hamcrest's POMs write them.
+    assert.deepEqual(mavenLicense([{ name: 'The Apache Software License, Version 2.0', url: 'http://www.apache.org/licenses/LICENSE-2.0.txt' }]), { license: 'Apache-2.0' });
+    assert.deepEqual(mavenLicense([{ name: 'Apache License, Version 2.0' }]), { license: 'Apache-2.0' });
+    assert.deepEqual(mavenLicense([{ name: 'Apache-2.0' }]), { license: 'Apache-2.0' });
+    assert.deepEqual(mavenLicense([{ name: 'Eclipse Public License 1.0', url: 'http://www.eclipse.org/legal/epl-v10.html' }]), { license: 'EPL-1.0' });
+    assert.deepEqual(mavenLicense([{ name: 'Eclipse Public License - v 2.0' }]), { license: 'EPL-2.0' });
+    assert.deepEqual(mavenLicense([{ name: 'New BSD License' }]), { license: 'BSD-3-Clause' });
+    assert.deepEqual(mavenLicense([{ name: 'The MIT License' }]), { license: 'MIT' });
+    // A name that says nothing exact is recognised by its URL only.
+    assert.deepEqual(mavenLicense([{ name: 'MIT-style', url: 'https://opensource.org/licenses/MIT' }]), { license: 'MIT' });
+    // Logback: EPL 1.0 or LGPL 2.1, the second known by no rule here: both named, the first with its id.
+    assert.deepEqual(mavenLicense([{ name: 'Eclipse Public License - v 1.0', url: 'http://www.eclipse.org/legal/epl-v10.html' }, { name: 'GNU Lesser General Public License', url: 'http://www.gnu.org/licenses/old-licenses/lgpl-2.1.html' }]), {
+      namedLicenses: [
+        { name: 'Eclipse Public License - v 1.0', url: 'http://www.eclipse.org/legal/epl-v10.html', id: 'EPL-1.0' },
+        { name: 'GNU Lesser General Public License', url: 'http://www.gnu.org/licenses/old-licenses/lgpl-2.1.html' },
+      ],
+    });
+    assert.deepEqual(mavenLicense([{ name: 'MIT License' }, { name: 'Apache License 2.0' }]), { license: '(MIT OR Apache-2.0)' });
+    assert.deepEqual(mavenLicense([{ name: 'BSD License' }]), { namedLicenses: [{ name: 'BSD License' }] });
+    assert.deepEqual(mavenLicense([{ url: 'https://example.org/license' }]), { namedLicenses: [{ name: 'https://example.org/license', url: 'https://example.org/license' }] });
+    assert.deepEqual(mavenLicense([]), {});
+  });
+
+  it('Maven: a POM without <licenses> takes its parent\'s, up the chain, one read per level', async () => {
+    const pom = (body: string) => `<project><modelVersion>4.0.0</modelVersion>${body}</project>`;
+    const parentOf = (c: string) => { const [g, a, v] = c.split(':'); return `<parent><groupId>${g}</groupId><artifactId>${a}</artifactId><version>${v}</version></parent>`; };
+    const repo: Record<string, string> = {
+      'org.apache.commons:commons-lang3:3.14.0': pom(`${parentOf('org.apache.commons:commons-parent:64')}<artifactId>commons-lang3</artifactId>`),
+      'org.apache.commons:commons-parent:64': pom(parentOf('org.apache:apache:30')),
+      'org.apache:apache:30': pom('<licenses><license><name>Apache-2.0</name></license></licenses>'),
+      'demo:own:1': pom(`${parentOf('demo:parent:1')}<licenses><license><name>Custom Terms</name><url>https://example.org/terms</url></license></licenses>`),
+      'demo:orphan:1': pom(parentOf('demo:absent:1')),
+      'demo:broken:1': '<project><unclosed></project>',
+    };
+    const reads: string[][] = [];
+    const read = async (cs: string[]) => (reads.push(cs), new Map(cs.filter((c) => repo[c]).map((c) => [c, repo[c]!])));
+    const got = await chainLicenses(['org.apache.commons:commons-lang3:3.14.0', 'demo:own:1', 'demo:orphan:1', 'demo:broken:1'], read);
+    assert.deepEqual(Object.fromEntries(got), {
+      'org.apache.commons:commons-lang3:3.14.0': { license: 'Apache-2.0' },
+      // Its own <licenses> wins: the parent is never read.
+      'demo:own:1': { namedLicenses: [{ name: 'Custom Terms', url: 'https://example.org/terms' }] },
+    });
+    assert.deepEqual(reads, [['org.apache.commons:commons-lang3:3.14.0', 'demo:own:1', 'demo:orphan:1', 'demo:broken:1'], ['org.apache.commons:commons-parent:64', 'demo:absent:1'], ['org.apache:apache:30']]);
+    assert.equal(pomPath('org.apache.commons:commons-parent:64'), 'org/apache/commons/commons-parent/64/commons-parent-64.pom');
   });
 });
 

@@ -4,7 +4,7 @@ import { describeEquivalence } from './equivalence.js';
 describeEquivalence({
   ecosystem: 'javascript',
   fixtures: path.join(import.meta.dirname, '..', 'ecosystems', 'javascript', 'fixtures'),
-  traced: ['advice', 'chalk-hidden', 'link-script', 'nested-versions', 'scoped-dev', 'workspaces'],
+  traced: ['advice', 'chalk-hidden', 'link-script', 'missing', 'nested-versions', 'scoped-dev', 'workspaces'],
   untraced: {
     contract: 'the contract test\'s manifest, read for D1 only: there is nothing to run',
     ...Object.fromEntries(

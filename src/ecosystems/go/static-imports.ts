@@ -3,7 +3,10 @@
  * build constraints included: they are code paths too), each import path owned by the module of the build list or
  * of go.mod whose path is its longest prefix, as the go command resolves it. The standard library and the
  * project's own modules own none. Directories the go command ignores (vendor, testdata, `.x`, `_x`) are skipped.
- * A module imported only in files the build's constraints excluded (constraints.ts) is reported as such.
+ * A module imported only in files the build's constraints excluded (constraints.ts) is reported as such. An import
+ * path no module owns whose first element has a dot (the standard library's have none) is unresolved: no module of
+ * the build list or go.mod provides it, a missing dependency (the build, with -mod=mod, adds what the built packages
+ * import; so these are imports of tests and of files or packages the build did not compile).
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -91,11 +94,13 @@ export async function scanGoImports(projectDir: string, modules: readonly string
   const imports: Record<string, string[]> = {};
   const constraints: Record<string, string[]> = {};
   const usedBuild = new Set<string>();
+  const unresolved: Record<string, string[]> = {};
   const known = [...new Set([...modules, ...own])];
   for (const file of await goFiles(projectDir)) {
     const text = await readProjectFile(projectDir, file, 'utf8');
     for (const imp of goImports(text)) {
       const module = owningModule(imp.path, known);
+      if (!module && imp.path.split('/')[0]!.includes('.')) (unresolved[imp.path] ??= []).push(`${file}:${lineNumber(text, imp.offset)}`);
       if (!module || own.has(module)) continue;
       (imports[module] ??= []).push(`${file}:${lineNumber(text, imp.offset)}`);
       const constraint = excluded?.files.get(file);
@@ -105,9 +110,11 @@ export async function scanGoImports(projectDir: string, modules: readonly string
   }
   const method = 'the import declarations of every .go file, owned by the longest module path of the build list or go.mod';
   const unlistedAdvice = 'go.mod must list every module of the build (go mod tidy adds it, // indirect): declare it (envproof fix)';
+  const developmentAdvice = 'go.mod lists the modules tests import too (go mod tidy keeps them): keep it';
+  const base = { imports, method, unlistedAdvice, developmentAdvice, ...(Object.keys(unresolved).length ? { unresolved } : {}), notes: [] };
   const onlyConstrained = Object.entries(constraints).filter(([m]) => !usedBuild.has(m));
-  if (!excluded || !onlyConstrained.length) return { imports, method, unlistedAdvice, notes: [] };
-  return { imports, method, unlistedAdvice, constrained: { context: excluded.context, imports: Object.fromEntries(onlyConstrained) }, notes: [] };
+  if (!excluded || !onlyConstrained.length) return base;
+  return { ...base, constrained: { context: excluded.context, imports: Object.fromEntries(onlyConstrained) } };
 }
 
 export async function goStaticImports(ctx: AuditContext, install: InstallResult): Promise<StaticImports> {

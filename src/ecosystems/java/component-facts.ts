@@ -1,7 +1,7 @@
 /**
  * SBOM facts of a Maven project: the SHA-1 Maven stored beside each artifact in its local repository (the `.sha1`
  * file it downloaded with the artifact from the repository), and the dependency graph of `dependency:tree`
- * (offline, after the install resolved everything).
+ * (offline, after the install resolved everything), and each artifact's license from its POM chain (licenses.ts).
  */
 import path from 'node:path';
 import { componentKey, type ComponentFact, type ComponentFacts } from '../outputs.js';
@@ -11,6 +11,7 @@ import { javaLayout } from './layout.js';
 import type { MavenInstallDetails } from './index.js';
 import { DEPENDENCY_PLUGIN, runMaven } from './maven.js';
 import { readProjectFileIfExists } from '../../core/safe-read.js';
+import { chainLicenses, sandboxPomReader } from './licenses.js';
 
 /** Where an artifact lies in a Maven repository, relative to its root. */
 export function repositoryPath(a: ListedArtifact): string {
@@ -78,6 +79,8 @@ export async function mavenComponentFacts(ctx: AuditContext, install: InstallRes
   const repository = await localRepository(ctx);
   const sha1 = repository ? await sha1Files(ctx, repository, artifacts.map(repositoryPath)) : new Map<string, string>();
   if (!repository) notes.push('the local Maven repository is not known: no hashes');
+  const coordinate = (a: ListedArtifact) => `${a.groupId}:${a.artifactId}:${a.version}`;
+  const licenses = repository ? await chainLicenses([...new Set(artifacts.map(coordinate))], sandboxPomReader(ctx, repository)) : new Map();
   const tree = await dependencyTree(ctx);
   if (!tree) notes.push('mvn dependency:tree failed offline: no dependency graph');
   const dependsOn = new Map<string, string[]>();
@@ -96,6 +99,7 @@ export async function mavenComponentFacts(ctx: AuditContext, install: InstallRes
       purl: { type: 'maven', namespace: a.groupId, name: a.artifactId, version: a.version, ...(a.type !== 'jar' || a.classifier ? { qualifiers: { type: a.type, ...(a.classifier ? { classifier: a.classifier } : {}) } } : {}) },
       hashes: hash ? [{ algorithm: 'SHA-1', value: hash }] : [],
       ...(hash ? { hashSource: 'the .sha1 file in the local Maven repository' } : {}),
+      ...licenses.get(coordinate(a)),
       dependsOn: dependsOn.get(key) ?? [],
     });
   }

@@ -20,6 +20,6 @@ export const javascriptEcosystem: EcosystemModule<NpmInstallDetails> = {
   resolvedVersion: (dep, install) => topLevelVersion(install.details.tree, dep.name),
   declaringGroups: OTHER_GROUPS,
   componentFacts: npmComponentFacts,
-  staticImports: (ctx) => npmStaticImports(ctx),
+  staticImports: (ctx, install) => npmStaticImports(ctx, install),
   manifestEditor: npmManifestEditor,
 };

@@ -6,18 +6,22 @@
  * whatever their names. A bare specifier names a package (`@scope/name/sub` → `@scope/name`); relative paths and
  * Node's built-in modules do not. Packages loaded by discovery — named in Babel or ESLint configuration
  * (config-discovery.ts), or located with `require.resolve('x')` — are reported apart, with the rule that found them.
+ * A package the code imports that the install did not bring (nor its `@types/` stub, which serves a type-only
+ * import), and that is not the project's own, is unresolved: a missing dependency — unless every import of it is
+ * inside a `try` block (`try { require('fsevents') } catch {}`): an optional one, a note.
  */
 import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { StaticImports } from '../outputs.js';
 import { lineNumber } from '../text-edits.js';
-import type { AuditContext } from '../types.js';
+import type { AuditContext, InstallResult } from '../types.js';
 import { readProjectFile } from '../../core/safe-read.js';
 import { configDiscoveries, type Discovered } from './config-discovery.js';
 import { packageEntryFiles } from './entry-files.js';
 import { MANIFEST } from './manifest.js';
-import { packageOfSpecifier } from './names.js';
+import { isValidPackageName, packageOfSpecifier } from './names.js';
+import { ownPackageNames } from './own.js';
 import { readPackageJson } from './package-json.js';
 
 const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
@@ -82,4 +86,54 @@ export async function scanJsImports(projectDir: string): Promise<StaticImports> 
   return { imports, method: "the TypeScript compiler's pre-processor (import, export from, import(), require())", discovered, notes };
 }
 
-export const npmStaticImports = (ctx: AuditContext): Promise<StaticImports> => scanJsImports(ctx.host.projectDir);
+/** `@scope/name` → `@types/scope__name`, DefinitelyTyped's name for a package's types. */
+function typesPackage(name: string): string {
+  return `@types/${name.startsWith('@') ? name.slice(1).replace('/', '__') : name}`;
+}
+
+/** The imports of packages that `provided` (installed and own names) lacks, with their types stub too. */
+export function unresolvedPackages(imports: Record<string, string[]>, provided: ReadonlySet<string>): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(imports).filter(([name]) => isValidPackageName(name) && !provided.has(name) && !provided.has(typesPackage(name))));
+}
+
+/** The 1-based line ranges of the `try` blocks of a file (not their catch or finally). */
+async function tryBlockLines(dir: string, file: string): Promise<[number, number][]> {
+  const ts = (await import('typescript')).default;
+  const source = ts.createSourceFile(file, await readProjectFile(dir, file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const ranges: [number, number][] = [];
+  const line = (pos: number) => source.getLineAndCharacterOfPosition(pos).line + 1;
+  const visit = (node: import('typescript').Node) => {
+    if (ts.isTryStatement(node)) ranges.push([line(node.tryBlock.getStart(source)), line(node.tryBlock.getEnd())]);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return ranges;
+}
+
+/** Splits the unresolved imports: those with an import outside every `try` block, and the optional rest. */
+export async function splitOptional(dir: string, unresolved: Record<string, string[]>): Promise<{ required: Record<string, string[]>; optional: string[] }> {
+  const tries = new Map<string, [number, number][]>();
+  const inTry = async (site: string) => {
+    const m = /^(.+):(\d+)$/.exec(site);
+    if (!m) return false;
+    if (!tries.has(m[1]!)) tries.set(m[1]!, await tryBlockLines(dir, m[1]!));
+    return tries.get(m[1]!)!.some(([from, to]) => from <= Number(m[2]) && Number(m[2]) <= to);
+  };
+  const required: Record<string, string[]> = {};
+  const optional: string[] = [];
+  for (const [name, sites] of Object.entries(unresolved)) {
+    const guarded = await Promise.all(sites.map(inTry));
+    if (guarded.every(Boolean)) optional.push(name);
+    else required[name] = sites;
+  }
+  return { required, optional: optional.sort() };
+}
+
+export async function npmStaticImports(ctx: AuditContext, install: InstallResult): Promise<StaticImports> {
+  const dir = ctx.host.projectDir;
+  const found = await scanJsImports(dir);
+  const own = await ownPackageNames(dir, await readPackageJson(path.join(dir, MANIFEST)).catch(() => ({})));
+  const { required, optional } = await splitOptional(dir, unresolvedPackages(found.imports, new Set([...install.installed.map((d) => d.name), ...(install.own ?? []), ...own])));
+  const notes = optional.length ? [...found.notes, `optional imports (inside try blocks) no installed package provides: ${optional.join(', ')}`] : found.notes;
+  return { ...found, notes, ...(Object.keys(required).length ? { unresolved: required } : {}) };
+}

@@ -16,7 +16,8 @@ import { parseModuleGraph } from '../../../src/ecosystems/go/graph.js';
 import { pruneGoSum, readGoSum } from '../../../src/ecosystems/go/gosum.js';
 import { goManifestEditor } from '../../../src/ecosystems/go/manifest-edit.js';
 import { fileConstraint } from '../../../src/ecosystems/go/constraints.js';
-import { goImports, owningModule } from '../../../src/ecosystems/go/static-imports.js';
+import { goImports, owningModule, scanGoImports } from '../../../src/ecosystems/go/static-imports.js';
+import { buildFindings } from '../../../src/audit/findings.js';
 import type { ManifestEdit } from '../../../src/ecosystems/outputs.js';
 
 const dirs: string[] = [];
@@ -205,5 +206,32 @@ describe('build constraints of a file', () => {
     assert.equal(fileConstraint('cgo_darwin.go', '// +build cgo\n\npackage term\n'), 'cgo && darwin');
     // After the package clause a //go:build line is no constraint; `_bar` is no platform.
     assert.equal(fileConstraint('foo_bar.go', 'package term\n//go:build tcell\n'), 'a build constraint');
+  });
+});
+
+describe('Go imports no module provides', () => {
+  it('are unresolved, with their sites; the standard library and owned paths are not; tests are development code', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'envproof-go-missing-'));
+    dirs.push(dir);
+    const files: Record<string, string> = {
+      'main.go': 'package main\n\nimport (\n\t"fmt"\n\t"example.com/own/internal/x"\n\t"github.com/google/go-cmp/cmp"\n\t"github.com/absent/lib/sub"\n)\n',
+      'main_test.go': 'package main\n\nimport "github.com/stretchr/testify/assert"\n',
+      'id_test.go': 'package main\n\nimport "github.com/google/uuid"\n',
+    };
+    for (const [file, text] of Object.entries(files)) await writeFile(path.join(dir, file), text);
+    const found = await scanGoImports(dir, ['github.com/google/go-cmp', 'github.com/google/uuid'], new Set(['example.com/own']));
+    // Lines counted by hand: the grouped import's fourth path is on line 7; main_test.go's import on line 3.
+    assert.deepEqual(found.unresolved, { 'github.com/absent/lib/sub': ['main.go:7'], 'github.com/stretchr/testify/assert': ['main_test.go:3'] });
+    assert.deepEqual(found.imports, { 'github.com/google/go-cmp': ['main.go:6'], 'github.com/google/uuid': ['id_test.go:3'] });
+    const findings = buildFindings({ manifest: 'go.mod', declared: [], installed: [], traced: [], gaps: { phantom: ['github.com/google/uuid'], hidden: [], bloat: [], transitive: [] }, unpinned: [], locations: {}, staticImports: found });
+    // A module only tests import stays in go.mod (go mod tidy keeps it); Go has no development group to move it to.
+    const uuid = findings.find((f) => f.kind === 'phantom')!;
+    assert.deepEqual([uuid.phantom, uuid.developmentImports], ['unused', ['id_test.go:3']]);
+    assert.match(uuid.advice, /only development code imports it \(id_test\.go:3\): go\.mod lists the modules tests import too .*: keep it$/);
+    const missing = findings.filter((f) => f.kind === 'missing');
+    assert.deepEqual(missing.map((f) => [f.name, f.location, f.importedAt ?? null, f.developmentImports ?? null]), [
+      ['github.com/absent/lib/sub', { file: 'main.go', line: 7 }, ['main.go:7'], null],
+      ['github.com/stretchr/testify/assert', { file: 'main_test.go', line: 3 }, null, ['main_test.go:3']],
+    ]);
   });
 });

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCliAsync } from '../../helpers/cli.js';
+import { plannedFix } from '../../helpers/fix-plan.js';
 import { FIXTURES } from './helpers.js';
 
 const lineOf = (text: string, needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
@@ -110,5 +111,19 @@ describe('advice: fix never breaks the npm project', () => {
     assert.equal(minimist.split('bin/advice-cli:2').length, 2, `the import site once: ${minimist}`);
     assert.equal(minimist.split('the code imports it').length, 2, `the reason once: ${minimist}`);
     assert.equal(await readFile(path.join(dir, 'package.json'), 'utf8'), await readFile(path.join(FIXTURES, 'advice', 'package.json'), 'utf8'), 'a dry run writes nothing');
+  });
+
+  it('fix --dry-run plans exactly what a maintainer would: pin chalk to 4.1.2, drop ms, nothing else', async () => {
+    // By hand from the fixture: main.js requires only chalk and log-symbols (declared), so every hidden package is
+    // theirs (transitive: not added); chalk is the only range; of the phantoms only ms is named nowhere. Removing
+    // the last member takes the comma off the one before it.
+    const plan = await plannedFix(reportFile, dir);
+    assert.deepEqual(plan.edits, ['pin chalk 4.1.2', 'remove ms']);
+    const original = await readFile(path.join(dir, 'package.json'), 'utf8');
+    const want = original.replace('"chalk": "^4.1.2"', '"chalk": "4.1.2"').replace('"minimist": "1.2.8",\n    "ms": "2.1.3"\n', '"minimist": "1.2.8"\n');
+    assert.notEqual(want, original);
+    assert.deepEqual(plan.after, { 'package.json': want });
+    assert.deepEqual(plan.kept.filter((k) => k.startsWith('phantom')), ['phantom babel-plugin-transform-remove-console', 'phantom eslint-plugin-no-only-tests', 'phantom left-pad', 'phantom minimist']);
+    assert.ok(plan.kept.filter((k) => k.startsWith('hidden')).length > 0 && report.findings.filter((f: any) => f.kind === 'hidden').every((f: any) => f.hidden === 'transitive'), 'the hidden ones are all transitive, and kept');
   });
 });

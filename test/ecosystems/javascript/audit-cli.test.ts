@@ -5,6 +5,9 @@
  * - nested-versions: the layer headers count name@version entries, the metrics count names, and the report
  *   shows both. By hand: debug@2.6.9 depends on ms 2.0.0 exactly, the project on ms@2.1.3, so D2 holds three
  *   entries of two names.
+ * - missing: main.js:2 requires node-fetch, which the fixture neither declares nor installs (it has no
+ *   dependencies at all, so npm downloads nothing), and the run fails on it; test/main.test.js:2 requires mocha and
+ *   lib/format.spec.js:1 chai, development code by directory and by name.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -52,6 +55,21 @@ describe('workspaces: the project is never its own dependency', () => {
       assert.equal(report.evidence['@ws-app/greet'], undefined);
       assert.equal(status, 0);
     }
+  });
+});
+
+describe('missing: required by the code, installed by nothing', () => {
+  it('reports node-fetch at main.js:2 with the run\'s own error line, and the tests\' packages apart', () => {
+    const { report, status } = auditJson('missing');
+    const missing = Object.fromEntries(report.findings.filter((f: any) => f.kind === 'missing').map((f: any) => [f.name, f]));
+    assert.deepEqual(Object.keys(missing).sort(), ['chai', 'mocha', 'node-fetch']);
+    assert.deepEqual(missing['node-fetch'].location, { file: 'main.js', line: 2 });
+    assert.deepEqual(missing['node-fetch'].importedAt, ['main.js:2']);
+    assert.match(missing['node-fetch'].runError, /^Error: Cannot find module 'node-fetch'/);
+    assert.deepEqual([missing.mocha.importedAt, missing.mocha.developmentImports], [undefined, ['test/main.test.js:2']]);
+    assert.deepEqual([missing.chai.importedAt, missing.chai.developmentImports], [undefined, ['lib/format.spec.js:1']]);
+    assert.equal(report.run.success, false);
+    assert.equal(status, 1);
   });
 });
 

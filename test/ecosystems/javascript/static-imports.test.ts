@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { nodeScriptFiles, packageEntryFiles } from '../../../src/ecosystems/javascript/entry-files.js';
-import { scanJsImports } from '../../../src/ecosystems/javascript/static-imports.js';
+import { scanJsImports, splitOptional, unresolvedPackages } from '../../../src/ecosystems/javascript/static-imports.js';
 
 describe('static imports: files without a JavaScript extension', () => {
   let dir: string;
@@ -65,5 +65,35 @@ describe('static imports: files without a JavaScript extension', () => {
     assert.deepEqual(nodeScriptFiles('node --no-warnings scripts/build && node ./x.js; nodemon y; node -e "1"'), ['scripts/build', './x.js']);
     assert.deepEqual(packageEntryFiles({ bin: '../escape', main: '/abs', exports: ['./a', { b: './sub/../b', p: './package.json' }], scripts: { s: 'node c' } }), ['a', 'b', 'c']);
     assert.deepEqual(packageEntryFiles({ main: 'build/Release/addon.node' }), []);
+  });
+});
+
+describe('static imports: packages nothing installed provides', () => {
+  it('are unresolved unless installed, typed by an installed @types/ stub, or the project\'s own', () => {
+    const imports = { chalk: ['a.js:1'], httpx: ['a.js:2'], '@scope/lib': ['a.js:3'], '@scope/typed': ['b.ts:1'], own: ['c.js:1'], '#internal': ['d.js:1'] };
+    const provided = new Set(['chalk', '@types/scope__typed', 'own']);
+    assert.deepEqual(unresolvedPackages(imports, provided), { httpx: ['a.js:2'], '@scope/lib': ['a.js:3'] });
+  });
+
+  it('one imported only inside try blocks is optional; one imported anywhere else is missing', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'envproof-js-optional-'));
+    try {
+      const source = [
+        "try { require('fsevents'); } catch {}", // 1
+        'let color;', // 2
+        'try {', // 3
+        "  color = require('supports-color');", // 4
+        '} catch (e) {', // 5
+        "  color = require('chalk');", // 6: in the catch block, not the try block
+        '}', // 7
+        "const x = require('left-pad');", // 8
+      ].join('\n');
+      await writeFile(path.join(dir, 'a.js'), source);
+      await writeFile(path.join(dir, 'b.js'), "require('supports-color');\n");
+      const split = await splitOptional(dir, { fsevents: ['a.js:1'], 'supports-color': ['a.js:4'], chalk: ['a.js:6'], 'left-pad': ['a.js:8'], both: ['a.js:4', 'b.js:1'] });
+      assert.deepEqual(split, { required: { chalk: ['a.js:6'], 'left-pad': ['a.js:8'], both: ['a.js:4', 'b.js:1'] }, optional: ['fsevents', 'supports-color'] });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
