@@ -277,3 +277,18 @@ describe('repro corpus figures', () => {
     assert.equal(driftHalfLife([{ ageDays: 10, drifted: false }]).days, null);
   });
 });
+
+describe('repro text report', () => {
+  test('a note repeated once per run is one line saying in which runs; notes that differ stay apart', async () => {
+    const { unappliedNotes } = await import('../../src/repro/text.js');
+    const clock = (read: string) => ({ factor: 'clock' as const, mode: 'varied' as const, value: 'clock shifted', applied: false, note: `libfaketime did not shift the go runtime's clock (it read ${read})` });
+    const run = (variation: RunRecord['variation'], role: RunRecord['role'] = 'rerun'): RunRecord => ({ role, variation, outcome: { status: 'pass', exitCode: 0 }, matches: true, differences: [], durationMs: 1, installMs: 1 });
+    const order = { factor: 'test-order' as const, mode: 'varied' as const, value: 'unchanged', applied: false, note: 'no shuffle' };
+    const runs = [run([], 'reference'), ...['2026-12-04T18:00:01Z', '2026-12-04T18:00:09.5Z', '2026-12-04T18:01:00Z'].map((t) => run([clock(t)])), run([order])];
+    const notes = unappliedNotes({ runs, attributionRuns: [run([clock('2026-12-04T18:02:00Z')], 'control')] });
+    assert.deepEqual(notes, [
+      "clock: libfaketime did not shift the go runtime's clock (it read 2026-12-04T18:00:01Z) (in runs 2, 3, 4 and 1 attribution run)",
+      'test-order: no shuffle',
+    ]);
+  });
+});
