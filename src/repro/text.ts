@@ -19,12 +19,19 @@ function table(runs: readonly RunRecord[]): string[] {
   return [head, ...rows].map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : pad(cell, widths[c]!))).join('  ').trimEnd());
 }
 
+/** What the reference ran under, as recorded: " (TZ=Asia/Shanghai, PYTHONHASHSEED seed 42, linux-x64)". */
+function environmentText(env: ReproReport['reference']['environment']): string {
+  if (!env) return '';
+  const parts = [env.timezone && `TZ=${env.timezone}`, env.locale && `LANG=${env.locale}`, ...Object.entries(env.seeds ?? {}).map(([f, seed]) => `${f} seed ${seed}`), env.platform].filter(Boolean);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
 /** The short text report of `envproof repro`. */
 export function renderReproText(report: ReproReport): string {
   const lines = [
     `envproof repro: ${report.project}`,
     `command ${report.command} (${report.kind}), sandbox ${report.sandbox}`,
-    `reference: ${report.reference.source === 'file' ? `from ${report.reference.path}` : 'the first run'}, recorded ${report.reference.recordedAt}, ${report.reference.outcome.status}`,
+    `reference: ${report.reference.source === 'file' ? `from ${report.reference.path}` : 'the first run'}, recorded ${report.reference.recordedAt}, ${report.reference.outcome.status}${environmentText(report.reference.environment)}`,
     '',
     ...table(report.runs),
     '',
