@@ -8,7 +8,7 @@ function pad(s: string, n: number): string {
 function varied(run: RunRecord): string {
   const changed = run.variation.filter((s) => s.mode === 'varied');
   const drawn = run.variation.filter((s) => s.mode === 'drawn').map((s) => s.value);
-  const what = changed.length === 0 ? (run.role === 'reference' ? 'default environment' : 'everything pinned') : changed.map((s) => (s.applied ? s.value : `${s.factor} not applied`)).join(', ');
+  const what = changed.length === 0 ? (run.role === 'reference' || run.role === 'rerun' ? 'default environment' : 'everything pinned') : changed.map((s) => (s.applied ? s.value : `${s.factor} not applied`)).join(', ');
   return drawn.length ? `${what} (drawn: ${drawn.join(', ')})` : what;
 }
 
