@@ -76,7 +76,8 @@ function instanceOptions(o: ReproFlags) {
 
 async function corpus(o: ReproFlags & { corpus?: string; store: string }, progress: (m: string) => void): Promise<number> {
   const { readCorpus, runCorpus } = await import('../repro/corpus.js');
-  const { corpusFigures, renderCorpusMarkdown } = await import('../repro/corpus-stats.js');
+  const { corpusFigures, renderCorpusText } = await import('../repro/corpus-stats.js');
+  const { storedInstances } = await import('../repro/corpus-report.js');
   const { ResultsStore } = await import('../store/store.js');
   // Input first: a bad corpus line or flag must not leave a new store behind.
   const instances = await readCorpus(o.corpus!);
@@ -84,10 +85,11 @@ async function corpus(o: ReproFlags & { corpus?: string; store: string }, progre
   const store = await ResultsStore.open(o.store);
   try {
     const summary = await runCorpus({ corpus: o.corpus!, instances, store, ...options, progress });
-    const rows = await store.repro().instances(summary.corpus);
-    const figures = corpusFigures(rows);
+    const stored = await storedInstances(store, summary.corpus);
+    const rows = stored.map((s) => s.row);
+    const figures = corpusFigures(stored);
     if (summary.skipped.length) progress(`already done in ${store.location}: ${summary.skipped.join(', ')}`);
-    process.stdout.write(o.json ? `${JSON.stringify({ ...summary, instances: rows, figures }, null, 2)}\n` : renderCorpusMarkdown(figures));
+    process.stdout.write(o.json ? `${JSON.stringify({ ...summary, instances: rows, figures }, null, 2)}\n` : renderCorpusText(figures));
     return rows.every((r) => r.verdict === 'reproducible') ? EXIT_CLEAN : EXIT_FINDINGS;
   } finally {
     await store.close();

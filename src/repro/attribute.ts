@@ -107,11 +107,16 @@ export async function attribute(varied: readonly FactorId[], index: number, run:
   // Rounds: one more control run and one more run of each arm still open, until none is; then the next factor, if any.
   for (;;) {
     const open = arms.filter((a) => a.runs.length < o.maxTrials && armState(a, control, o) === 'open');
-    const controlUnsure = mismatched(control) === control.runs.length && control.runs.length < o.maxTrials;
+    const cm = mismatched(control);
+    const noCause = !arms.some((a) => armState(a, control, o) === 'cause');
+    // The control is repeated while it always differed (broken whatever the environment?), and, with no cause found and
+    // no factor left to try, while it never did: the default environment alone may vary the outcome (a race), which one
+    // run cannot show.
+    const controlUnsure = (cm === control.runs.length || (cm === 0 && noCause && open.length === 0 && pending.length === 0)) && control.runs.length < o.maxTrials;
     if (open.length === 0 && !controlUnsure) {
       // A control that never matched is `unknown` whatever the factors do.
-      const controlBroken = mismatched(control) === control.runs.length;
-      if (pending.length === 0 || controlBroken || arms.some((a) => armState(a, control, o) === 'cause')) break;
+      const controlBroken = cm === control.runs.length;
+      if (pending.length === 0 || controlBroken || !noCause) break;
       await start();
       continue;
     }
@@ -139,7 +144,7 @@ export async function attribute(varied: readonly FactorId[], index: number, run:
   const applicable = arms.map((a) => a.factor!);
   const narrowed = applicable.length >= 2 ? await narrow(applicable, index, run, runs) : undefined;
   if (narrowed) return { runs, notTried, causes: narrowed };
-  return { runs, notTried, causes: [{ factor: 'unknown', category: 'other', evidence: `no factor tried${applicable.length >= 2 ? ', alone or together,' : ''} changed the outcome (${applicable.join(', ') || 'none could be applied'}): what made the re-run differ is not among them` }] };
+  return { runs, notTried, causes: [{ factor: 'unknown', category: 'other', evidence: `no factor tried${applicable.length >= 2 ? ', alone or together,' : ''} changed the outcome (${applicable.join(', ') || (varied.length ? 'none could be applied' : 'none was varied')}), and the control never differed in ${cn} runs: what made the re-run differ is not among them` }] };
 }
 
 /** No single factor: a smallest set that still changes the outcome, dropping one factor at a time; undefined when all together do not. */

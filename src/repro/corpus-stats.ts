@@ -1,7 +1,8 @@
 /** The seed's corpus figures from the stored instances: shares, causes, the shim's effect, drift by age. Pure. */
-import type { ReproInstanceRow } from '../store/repro-tables.js';
+import type { ReproInstanceRow, StoredRun } from '../store/repro-tables.js';
 import { logChoose } from '../metrics/stats.js';
 import { median } from './compare.js';
+import { instanceFigures, instanceTable, type InstanceFigures } from './corpus-instances.js';
 import type { CauseCategory, Verdict } from './types.js';
 
 const VERDICTS: readonly Verdict[] = ['reproducible', 'flaky', 'broken'];
@@ -103,13 +104,25 @@ export interface CorpusFigures {
   causes: Share[];
   shim: { verdicts: Share[]; notReproducibleWithout: number; notReproducibleWith: number; b: number; c: number; pValue: number };
   overhead: { medianRatio: number | null; n: number };
-  drift: HalfLife;
+  /** Fitted over the instances whose drift was tested (`n`); the others counted by why not. */
+  drift: HalfLife & { notTested: { why: string; count: number }[] };
+  /** Per instance, in the store's order. */
+  rows: InstanceFigures[];
+}
+
+/** A finished instance of the store and its runs. */
+export interface StoredInstance {
+  row: ReproInstanceRow;
+  runs: readonly StoredRun[];
 }
 
 const DAY_MS = 86_400_000;
 
-export function corpusFigures(rows: readonly ReproInstanceRow[]): CorpusFigures {
-  const done = rows.filter((r) => r.verdict !== null);
+export function corpusFigures(stored: readonly StoredInstance[]): CorpusFigures {
+  const finished = stored.filter((s) => s.row.verdict !== null);
+  const done = finished.map((s) => s.row);
+  const perInstance = finished.map((s) => instanceFigures(s.row, s.runs));
+  const untested = perInstance.flatMap((r) => (r.drift.tested ? [] : [r.drift.why]));
   const notRepro = done.filter((r) => r.verdict !== 'reproducible');
   const baselineFlaky = notRepro.filter((r) => r.baselineVerdict === 'flaky' || r.baselineVerdict === 'broken').length;
   const causeCategories = done.flatMap((r) => (r.causes ?? []).map((c) => c.category));
@@ -132,7 +145,11 @@ export function corpusFigures(rows: readonly ReproInstanceRow[]): CorpusFigures 
       pValue: mcnemarExact(b, c),
     },
     overhead: { medianRatio: median(ratios), n: ratios.length },
-    drift: driftHalfLife(done.map((r) => ({ ageDays: (Date.parse(r.rerunAt) - Date.parse(r.recordedAt)) / DAY_MS, drifted: (r.causes ?? []).some((x) => x.category === 'dependency-drift') }))),
+    drift: {
+      ...driftHalfLife(done.flatMap((r, i) => (perInstance[i]!.drift.tested ? [{ ageDays: (Date.parse(r.rerunAt) - Date.parse(r.recordedAt)) / DAY_MS, drifted: perInstance[i]!.drift.drifted }] : []))),
+      notTested: [...new Set(untested)].map((why) => ({ why, count: untested.filter((w) => w === why).length })),
+    },
+    rows: perInstance,
   };
 }
 
@@ -150,11 +167,38 @@ export function renderCorpusMarkdown(f: CorpusFigures): string {
   const s = f.shim;
   lines.push('', `Shim: broken+flaky ${s.notReproducibleWithout} → ${s.notReproducibleWith}; exact McNemar b = ${s.b}, c = ${s.c}, p = ${s.pValue.toPrecision(3)}.`);
   lines.push(`Shim overhead: median ratio ${f.overhead.medianRatio === null ? 'n/a' : f.overhead.medianRatio.toFixed(3)} over ${f.overhead.n} instances.`);
-  const d = f.drift;
-  lines.push(
-    d.days === null
-      ? `Dependency drift: no half-life (${d.drifted} of ${d.n} instances drifted; a fit needs some that did and some that did not).`
-      : `Dependency drift: half-life ${d.days.toFixed(0)} days (95% CI ${d.ci![0].toFixed(0)}–${d.ci![1] >= 1e6 ? '∞' : d.ci![1].toFixed(0)}), ${d.drifted} of ${d.n} instances drifted.`,
-  );
+  lines.push(driftLine(f.drift));
+  const [head, ...rows] = instanceTable(f.rows);
+  lines.push('', '### Per instance', '', `| ${head!.join(' | ')} |`, `|${head!.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`));
   return `${lines.join('\n')}\n`;
+}
+
+/** "Dependency drift: 0 of 1 tested drifted; 1 not tested (go: no dated resolution); …": drift counted only where it was tested. */
+function driftLine(d: CorpusFigures['drift']): string {
+  const untested = d.notTested.map((x) => `${x.count} not tested (${x.why})`);
+  const counts = [`${d.drifted} of ${d.n} tested drifted`, ...untested].join('; ');
+  return d.days === null
+    ? `Dependency drift: ${counts}; no half-life (a fit needs tested instances that drifted and some that did not).`
+    : `Dependency drift: ${counts}; half-life ${d.days.toFixed(0)} days (95% CI ${d.ci![0].toFixed(0)}–${d.ci![1] >= 1e6 ? '∞' : d.ci![1].toFixed(0)}).`;
+}
+
+/** The figures as plain text, for the terminal (`repro --corpus`): the same content as the Markdown. */
+export function renderCorpusText(f: CorpusFigures): string {
+  const counts = (s: readonly Share[]) => s.map((v) => `${v.count} ${v.name}`).join(', ');
+  const found = f.causes.filter((c) => c.count > 0);
+  const [head, ...rows] = instanceTable(f.rows);
+  const widths = head!.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const table = [head!, ...rows].map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
+  const s = f.shim;
+  return `${[
+    `repro corpus: ${f.instances} instances`,
+    '',
+    ...table,
+    '',
+    `verdicts: ${counts(f.verdicts)}; with the shim: ${counts(s.verdicts)}`,
+    `baseline flaky or broken too: ${f.baselineFlaky.count} of ${f.baselineFlaky.of} patches that did not reproduce`,
+    `causes: ${found.map((c) => `${c.count} ${c.name}`).join(', ') || 'none'}`,
+    `shim: broken+flaky ${s.notReproducibleWithout} → ${s.notReproducibleWith}; exact McNemar b = ${s.b}, c = ${s.c}, p = ${s.pValue.toPrecision(3)}; median overhead ${f.overhead.medianRatio === null ? 'n/a' : f.overhead.medianRatio.toFixed(3)} over ${f.overhead.n}`,
+    driftLine(f.drift),
+  ].join('\n')}\n`;
 }

@@ -1,4 +1,4 @@
-import type { CauseCategory, FactorId, FactorSetting, RunnerId } from './types.js';
+import type { CauseCategory, FactorId, FactorSetting, ReferenceEnvironment, RunnerId } from './types.js';
 
 /** Which category of the seed's taxonomy each factor's failures fall in. */
 export const FACTOR_CATEGORY: Readonly<Record<FactorId, CauseCategory>> = {
@@ -17,6 +17,10 @@ export const FACTOR_CATEGORY: Readonly<Record<FactorId, CauseCategory>> = {
 
 /** The factors the shim pins; the others (home, umask, cpus) keep whatever the run varied. */
 export const SHIM_FACTORS: readonly FactorId[] = ['timezone', 'locale', 'clock', 'path', 'test-order', 'hash-seed', 'network', 'dependency-drift'];
+
+/** The default environment's (the sandbox's): what the shim pins when the reference does not say otherwise. */
+export const DEFAULT_TIMEZONE = 'UTC';
+export const DEFAULT_LOCALE = 'C.UTF-8';
 
 const TIMEZONES = ['Pacific/Kiritimati', 'America/Adak', 'Asia/Kathmandu'];
 const LOCALES = ['de_DE.UTF-8', 'tr_TR.UTF-8', 'fr_FR.UTF-8'];
@@ -68,6 +72,13 @@ export interface FactorContext {
   referenceSeeds?: Partial<Record<FactorId, number>>;
   /** The seeds of the re-run being explained: a varied factor takes them, so attribution tries the values that run had. */
   triedSeeds?: Partial<Record<FactorId, number>>;
+  /** What the reference ran under: a pinned factor takes its value (the reference's TZ, locale, clock). */
+  referenceEnvironment?: ReferenceEnvironment;
+  /**
+   * Factors the re-run being explained left as the default environment has them while the reference had another
+   * value: varied, they take the default's value (what that re-run had), not an alternative.
+   */
+  atDefault?: readonly FactorId[];
 }
 
 /** The seeds a run drew, per factor. */
@@ -154,24 +165,25 @@ export function applyFactor(factor: FactorId, mode: Mode, ctx: FactorContext, sh
   };
   switch (factor) {
     case 'timezone': {
-      const tz = mode === 'pinned' ? 'UTC' : TIMEZONES[i % TIMEZONES.length]!;
+      const tz = mode === 'pinned' ? (ctx.referenceEnvironment?.timezone ?? DEFAULT_TIMEZONE) : ctx.atDefault?.includes(factor) ? DEFAULT_TIMEZONE : TIMEZONES[i % TIMEZONES.length]!;
       shape.env.TZ = tz;
       return add(setting(factor, mode, `TZ=${tz}`));
     }
     case 'locale': {
-      const lang = mode === 'pinned' ? 'C.UTF-8' : LOCALES[i % LOCALES.length]!;
+      const lang = mode === 'pinned' ? (ctx.referenceEnvironment?.locale ?? DEFAULT_LOCALE) : ctx.atDefault?.includes(factor) ? DEFAULT_LOCALE : LOCALES[i % LOCALES.length]!;
       Object.assign(shape.env, { LANG: lang, LC_ALL: lang });
-      if (mode === 'varied') shape.locale = lang;
+      if (lang !== DEFAULT_LOCALE) shape.locale = lang;
       return add(setting(factor, mode, `LANG=LC_ALL=${lang}`));
     }
     case 'clock': {
       const shiftDays = 1000 * (i + 1);
-      const faketime = mode === 'pinned' ? faketimeAt(ctx.referenceDate) : `+${shiftDays}d`;
-      const expectMs = mode === 'pinned' ? ctx.referenceDate.getTime() : ctx.now.getTime() + shiftDays * DAY_MS;
+      const at = ctx.referenceEnvironment?.date ? new Date(ctx.referenceEnvironment.date) : ctx.referenceDate;
+      const faketime = mode === 'pinned' ? faketimeAt(at) : `+${shiftDays}d`;
+      const expectMs = mode === 'pinned' ? at.getTime() : ctx.now.getTime() + shiftDays * DAY_MS;
       shape.clock = { faketime, expectMs };
       // Set by `env` after the sandbox's own setup, so that libfaketime loads into the test command only.
       shape.prefix.push('env', `LD_PRELOAD=${FAKETIME_LIBRARY}`, `FAKETIME=${faketime}`, 'FAKETIME_DONT_FAKE_MONOTONIC=1');
-      return add(setting(factor, mode, mode === 'pinned' ? `clock fixed at ${ctx.referenceDate.toISOString()}` : `clock shifted ${shiftDays} days ahead`));
+      return add(setting(factor, mode, mode === 'pinned' ? `clock fixed at ${at.toISOString()}` : `clock shifted ${shiftDays} days ahead`));
     }
     case 'path':
       if (mode === 'pinned') return add(setting(factor, mode, 'PATH frozen as the environment sets it'));

@@ -10,13 +10,13 @@ import { attribute, DEFAULT_ATTRIBUTION } from './attribute.js';
 import { differences, median, quantile, reproductionRate, verdictOf } from './compare.js';
 import { startDatedIndex, type DatedIndex } from './dated-index.js';
 import { randomInt } from 'node:crypto';
-import { drawnSeeds, SHIM_FACTORS, shapeOf, type FactorContext, type RunShape } from './factors.js';
+import { DEFAULT_LOCALE, DEFAULT_TIMEZONE, drawnSeeds, SHIM_FACTORS, shapeOf, type FactorContext, type RunShape } from './factors.js';
 import { freshRun, type EnvironmentFacts, type RunSetup } from './fresh-run.js';
 import { InstallTemplates } from './install-template.js';
 import { detectKind } from './kinds.js';
 import { detectRunner } from './outcomes/runners.js';
 import { readReferenceFile } from './reference.js';
-import { FACTORS, type FactorId, type Outcome, type Reference, type ReproReport, type RunRecord, type ShimSummary } from './types.js';
+import { FACTORS, type FactorId, type Outcome, type Reference, type ReferenceEnvironment, type ReproReport, type RunRecord, type ShimSummary } from './types.js';
 
 export interface ReproOptions {
   dir: string;
@@ -33,7 +33,7 @@ export interface ReproOptions {
   /** A reference outcome recorded earlier (file). */
   referenceFile?: string;
   /** A reference outcome recorded earlier, given directly (the corpus's); `path` says where it came from. */
-  reference?: { recordedAt: Date; outcome: Outcome; path: string };
+  reference?: { recordedAt: Date; outcome: Outcome; path: string; environment?: ReferenceEnvironment };
   /** Without a reference file: the date the reference stands for; its run resolves dependencies as of then. */
   asOf?: Date;
   ecosystem: string;
@@ -66,6 +66,13 @@ class DatedIndexes {
   async close(): Promise<void> {
     await Promise.all([...this.open.values()].map(async (p) => (await p).close()));
   }
+}
+
+const PLATFORM = `${process.platform}-${process.arch}`;
+
+/** The factors a reference file recorded at another value than the default environment has (which the re-runs keep unless varied). */
+function awayFromDefault(env: ReferenceEnvironment | undefined): FactorId[] {
+  return [...(env?.timezone !== undefined && env.timezone !== DEFAULT_TIMEZONE ? (['timezone'] as const) : []), ...(env?.locale !== undefined && env.locale !== DEFAULT_LOCALE ? (['locale'] as const) : [])];
 }
 
 function outcomeLine(o: Outcome): string {
@@ -134,8 +141,11 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   const drawSeed = opts.drawSeed ?? (() => randomInt(1, 2 ** 31));
   // A run's shape is decided twice (before its install, then with what the install found): both times with the same draws.
   let draw = drawSeed;
-  let referenceSeeds: Partial<Record<FactorId, number>> = {};
-  const context = (index: number, facts: EnvironmentFacts, triedSeeds: FactorContext['triedSeeds'] = {}): FactorContext => ({
+  // A reference file's recorded environment is what the control and the shim replay; a first run's is the default one.
+  const referenceEnvironment = fileRef?.environment;
+  let referenceSeeds: Partial<Record<FactorId, number>> = { ...referenceEnvironment?.seeds };
+  if (referenceEnvironment?.platform && referenceEnvironment.platform !== PLATFORM) notes.push(`the reference ran on ${referenceEnvironment.platform}, these runs on ${PLATFORM}: a difference repro cannot vary`);
+  const context = (index: number, facts: EnvironmentFacts, triedSeeds: FactorContext['triedSeeds'] = {}, atDefault: readonly FactorId[] = []): FactorContext => ({
     index,
     referenceDate,
     now,
@@ -146,6 +156,8 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     draw,
     referenceSeeds,
     triedSeeds,
+    ...(referenceEnvironment ? { referenceEnvironment } : {}),
+    atDefault,
   });
   let reference: Reference | undefined;
   let referenceLoaded: string[] | undefined;
@@ -173,7 +185,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   try {
     const runs: RunRecord[] = [];
     if (fileRef) {
-      reference = { source: 'file', path: fileRef.path, recordedAt: referenceDate.toISOString(), outcome: fileRef.outcome };
+      reference = { source: 'file', path: fileRef.path, recordedAt: referenceDate.toISOString(), outcome: fileRef.outcome, ...(referenceEnvironment ? { environment: referenceEnvironment } : {}) };
     } else {
       // The default environment (its random factors drawn and recorded); with --as-of, dependencies as they resolved then.
       const refRun = await record('reference', 'reference run', (facts) => shapeOf([], opts.asOf ? ['dependency-drift'] : [], context(0, facts)));
@@ -184,7 +196,8 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
         throw new EnvproofError(`the test command never started in the sandbox (${refRun.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd; inside the environment, python, node, go etc. are the project\'s own');
       }
       if (testedNothing(refRun.outcome)) throw harnessFailure(refRun.outcome, command);
-      reference = { source: 'first-run', recordedAt: referenceDate.toISOString(), outcome: refRun.outcome };
+      const environment: ReferenceEnvironment = { timezone: DEFAULT_TIMEZONE, locale: DEFAULT_LOCALE, date: now.toISOString(), seeds: referenceSeeds, platform: PLATFORM };
+      reference = { source: 'first-run', recordedAt: referenceDate.toISOString(), outcome: refRun.outcome, environment };
       referenceLoaded = refRun.traced?.loaded;
       runs.push(refRun);
     }
@@ -222,11 +235,13 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
         // A seed the differing re-run drew other than the reference run's is tried like any varied factor (the pinned ones
         // replay the reference's); against a reference file, whose seeds are not known, only when --vary names it.
         const tried = drawnSeeds(reruns[first]!.variation);
-        const candidates = attributionOrder([...opts.vary, ...FACTORS.filter((f) => !opts.vary.includes(f) && referenceSeeds[f] !== undefined && tried[f] !== undefined && tried[f] !== referenceSeeds[f])], reruns[first]!);
+        // So is a factor the reference file recorded away from the default environment the re-runs kept: tried at the default.
+        const atDefault = awayFromDefault(referenceEnvironment).filter((f) => !opts.vary.includes(f));
+        const candidates = attributionOrder([...opts.vary, ...FACTORS.filter((f) => !opts.vary.includes(f) && referenceSeeds[f] !== undefined && tried[f] !== undefined && tried[f] !== referenceSeeds[f]), ...atDefault], reruns[first]!);
         const a = await attribute(
           candidates,
           first,
-          (varied, role, index) => record(role, `attribution (${varied.length ? `varying ${varied.join(', ')}` : 'control, all pinned'})`, (facts) => shapeOf(varied, pinAllBut(varied), context(index, facts, tried))),
+          (varied, role, index) => record(role, `attribution (${varied.length ? `varying ${varied.join(', ')}` : 'control, all pinned'})`, (facts) => shapeOf(varied, pinAllBut(varied), context(index, facts, tried, atDefault))),
           { ...DEFAULT_ATTRIBUTION, maxTrials: opts.trials ?? DEFAULT_ATTRIBUTION.maxTrials, stopAtFirstCause: !opts.attributeAll },
         );
         report.causes = a.causes;

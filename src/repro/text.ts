@@ -8,7 +8,7 @@ function pad(s: string, n: number): string {
 function varied(run: RunRecord): string {
   const changed = run.variation.filter((s) => s.mode === 'varied');
   const drawn = run.variation.filter((s) => s.mode === 'drawn').map((s) => s.value);
-  const what = changed.length === 0 ? (run.role === 'reference' ? 'default environment' : 'everything pinned') : changed.map((s) => (s.applied ? s.value : `${s.factor} not applied`)).join(', ');
+  const what = changed.length === 0 ? (run.role === 'reference' || run.role === 'rerun' ? 'default environment' : 'everything pinned') : changed.map((s) => (s.applied ? s.value : `${s.factor} not applied`)).join(', ');
   return drawn.length ? `${what} (drawn: ${drawn.join(', ')})` : what;
 }
 
@@ -19,12 +19,19 @@ function table(runs: readonly RunRecord[]): string[] {
   return [head, ...rows].map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : pad(cell, widths[c]!))).join('  ').trimEnd());
 }
 
+/** What the reference ran under, as recorded: " (TZ=Asia/Shanghai, PYTHONHASHSEED seed 42, linux-x64)". */
+function environmentText(env: ReproReport['reference']['environment']): string {
+  if (!env) return '';
+  const parts = [env.timezone && `TZ=${env.timezone}`, env.locale && `LANG=${env.locale}`, ...Object.entries(env.seeds ?? {}).map(([f, seed]) => `${f} seed ${seed}`), env.platform].filter(Boolean);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
 /** The short text report of `envproof repro`. */
 export function renderReproText(report: ReproReport): string {
   const lines = [
     `envproof repro: ${report.project}`,
     `command ${report.command} (${report.kind}), sandbox ${report.sandbox}`,
-    `reference: ${report.reference.source === 'file' ? `from ${report.reference.path}` : 'the first run'}, recorded ${report.reference.recordedAt}, ${report.reference.outcome.status}`,
+    `reference: ${report.reference.source === 'file' ? `from ${report.reference.path}` : 'the first run'}, recorded ${report.reference.recordedAt}, ${report.reference.outcome.status}${environmentText(report.reference.environment)}`,
     '',
     ...table(report.runs),
     '',
@@ -49,7 +56,32 @@ export function renderReproText(report: ReproReport): string {
     lines.push('', `with the shim: verdict ${s.verdict}, rate ${s.rate.toFixed(2)}, ${rateText(Math.round(s.rate * s.runs.length), s.runs.length)} runs match; overhead ${s.overheadRatio === null ? 'unknown' : `${s.overheadRatio.toFixed(3)}x`}${spread}`);
     lines.push(`  pinned: ${s.pins.join('; ')}`);
   }
-  const skipped = [...new Set(report.runs.flatMap((r) => r.variation.filter((s) => !s.applied).map((s) => `${s.factor}: ${s.note}`)))];
-  for (const note of [...report.notes, ...skipped]) lines.push(`note: ${note}`);
+  for (const note of [...report.notes, ...unappliedNotes(report)]) lines.push(`note: ${note}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** A note told apart from another only by a time read in the run (the clock probe's), so that such notes merge. */
+const noteKey = (factor: string, note: string | undefined) => `${factor}: ${(note ?? '').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')}`;
+
+/**
+ * One line per factor and reason it could not be applied, however many runs it was in: the first run's note, then
+ * which runs (their numbers in the table; attribution's counted) when more than one.
+ */
+export function unappliedNotes(report: Pick<ReproReport, 'runs' | 'attributionRuns'>): string[] {
+  const groups = new Map<string, { text: string; runs: number[]; attribution: number }>();
+  const add = (r: RunRecord, tableIndex: number | undefined) => {
+    for (const s of r.variation.filter((x) => !x.applied)) {
+      const key = noteKey(s.factor, s.note);
+      const g = groups.get(key) ?? { text: `${s.factor}: ${s.note}`, runs: [], attribution: 0 };
+      if (tableIndex === undefined) g.attribution++;
+      else g.runs.push(tableIndex);
+      groups.set(key, g);
+    }
+  };
+  report.runs.forEach((r, i) => add(r, i + 1));
+  for (const r of report.attributionRuns ?? []) add(r, undefined);
+  return [...groups.values()].map((g) => {
+    const where = [g.runs.length ? `run${g.runs.length > 1 ? 's' : ''} ${g.runs.join(', ')}` : '', g.attribution ? `${g.attribution} attribution run${g.attribution > 1 ? 's' : ''}` : ''].filter(Boolean);
+    return g.runs.length + g.attribution > 1 ? `${g.text} (in ${where.join(' and ')})` : g.text;
+  });
 }

@@ -105,6 +105,23 @@ export interface Cause {
   statistics?: CauseStatistics;
 }
 
+/**
+ * What the reference ran under, as far as it was recorded: the control and the shim pin these factors to these
+ * values, so that they replay the reference. Every field is optional in a reference file.
+ */
+export interface ReferenceEnvironment {
+  /** TZ (an IANA name, e.g. Asia/Shanghai). */
+  timezone?: string;
+  /** LANG and LC_ALL (e.g. de_DE.UTF-8). */
+  locale?: string;
+  /** The clock the run read as it started (ISO 8601); absent: `recordedAt`. */
+  date?: string;
+  /** The seeds of the factors random by default (hash-seed, test-order) the run used. */
+  seeds?: Partial<Record<FactorId, number>>;
+  /** `<os>-<arch>` as Node names them (linux-x64): not a factor repro can vary, said when it differs. */
+  platform?: string;
+}
+
 export interface Reference {
   /** `file` (given with --reference) or `first-run` (the first run in the default environment). */
   source: 'file' | 'first-run';
@@ -112,6 +129,8 @@ export interface Reference {
   /** When the reference outcome was recorded (ISO 8601): the date the shim's clock and index are pinned to. */
   recordedAt: string;
   outcome: Outcome;
+  /** What the reference ran under; absent from a reference file that does not say. */
+  environment?: ReferenceEnvironment;
 }
 
 export interface ShimSummary {

@@ -1,5 +1,5 @@
 /** The results store's tables of `envproof repro --corpus` (schema v6, docs/store.md), on SQLite or PostgreSQL. */
-import type { Cause, RunRecord, Verdict } from '../repro/types.js';
+import type { Cause, FactorSetting, RunRecord, Verdict } from '../repro/types.js';
 import { jsonOrNull, parseJson, type SqlDatabase, type SqlValue } from './sql.js';
 
 export interface ReproInstanceRow {
@@ -28,6 +28,13 @@ export interface ReproInstanceRow {
  * `envproof run`); `baseline`: a corpus instance's unpatched checkout.
  */
 export type ReproArm = 'patched' | 'baseline';
+
+/** What the report needs of a stored run. */
+export interface StoredRun {
+  arm: ReproArm;
+  role: RunRecord['role'];
+  variation: FactorSetting[];
+}
 
 type InstanceStart = Pick<ReproInstanceRow, 'corpus' | 'instanceId' | 'repo' | 'commit' | 'command' | 'recordedAt' | 'rerunAt' | 'k'>;
 type InstanceResult = Pick<ReproInstanceRow, 'kind' | 'verdict' | 'rate' | 'shimVerdict' | 'shimRate' | 'overheadRatio' | 'baselineVerdict' | 'baselineRate' | 'causes'>;
@@ -114,6 +121,12 @@ export class ReproTables {
       [corpus ?? RUN_CORPUS],
     );
     return rows.map(instanceFromRow);
+  }
+
+  /** An instance's runs in the order they were recorded: each one's arm, role and what it varied. */
+  async runs(corpus: string, instanceId: string): Promise<StoredRun[]> {
+    const rows = await this.db.all<{ arm: ReproArm; role: RunRecord['role']; variation: string }>(`SELECT arm, role, variation FROM repro_runs WHERE ${INSTANCE_WHERE} ORDER BY seq`, [corpus, instanceId]);
+    return rows.map((r) => ({ arm: r.arm, role: r.role, variation: parseJson<FactorSetting[]>(r.variation) }));
   }
 
   async runCount(corpus: string, instanceId: string): Promise<number> {

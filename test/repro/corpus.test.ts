@@ -47,7 +47,10 @@ describe('envproof repro --corpus', () => {
     const store = path.join(c.dir, 'corpus.db');
     const r = runCli(['repro', '--corpus', corpus, '--store', store, '--k', '1', '--trials', '1', '--vary', 'timezone', '-q']);
     assert.equal(r.status, 1, r.stderr);
-    assert.match(r.stdout, /## Reproducibility of patches \(2 instances\)/);
+    assert.match(r.stdout, /^repro corpus: 2 instances$/m);
+    // Only the timezone was varied, and Go has no dated resolution anyway: drift is counted nowhere.
+    assert.match(r.stdout, /^local-time +go +broken 0\.00 \[0\.00, 0\.79\] of 1 +reproducible 1\.00 \[0\.21, 1\.00\] of 1 +reproducible 1\.00 \[0\.21, 1\.00\] of 1 +timezone +not tested \(not varied\)$/m);
+    assert.match(r.stdout, /^Dependency drift: 0 of 0 tested drifted; 2 not tested \(not varied\); no half-life/m);
     const s = await ResultsStore.open(store);
     const rows = await s.repro().instances();
     assert.deepEqual(rows.map((x) => [x.instanceId, x.verdict, x.shimVerdict, x.baselineVerdict]), [
@@ -65,6 +68,7 @@ describe('envproof repro --corpus', () => {
     assert.deepEqual(f.verdicts.map((v: { count: number }) => v.count), [1, 0, 1]);
     assert.deepEqual([f.shim.b, f.shim.c, f.shim.pValue], [1, 0, 1]);
     assert.equal(f.causes.find((x: { name: string }) => x.name === 'implicit-environment').count, 1);
+    assert.deepEqual(f.rows.map((x: { id: string; causes: { factor: string }[]; drift: { tested: boolean } }) => [x.id, x.causes.map((c) => c.factor), x.drift.tested]), [['local-time', ['timezone'], false], ['rename', [], false]]);
 
     const again = runCli(['repro', '--corpus', corpus, '--store', store, '--k', '1', '--trials', '1', '--vary', 'timezone']);
     assert.equal(again.status, 1);

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { assertCause, reproFixture, settingOf } from './helpers.js';
 
@@ -8,6 +11,20 @@ describe('repro: Go fixtures (go test -json), one per cause', () => {
     const r = await reproFixture('go-timezone', 'go test ./...', ['cpus', 'timezone']);
     assert.deepEqual(r.reference.outcome.tests, { 'example.com/go-timezone.TestReportHour': 'passed' });
     assertCause(r, 'timezone', 'implicit-environment', 'example.com/go-timezone.TestReportHour: passed → failed');
+  });
+
+  test('a reference recorded at UTC+8: the control replays its TZ, so the timezone is the cause, not unknown', async () => {
+    // The reference's outcome by another route: at UTC+8 the hour of 1700000000 is 22 + 8 − 24 = 6, not the 22 the test wants.
+    assert.equal(new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Shanghai', hour: 'numeric', hourCycle: 'h23' }).format(1700000000 * 1000), '06');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'repro-ref-tz-')), 'reference.json');
+    const id = 'example.com/go-timezone.TestReportHour';
+    writeFileSync(file, JSON.stringify({ recordedAt: '2026-11-01T00:00:00Z', outcome: { status: 'fail', tests: { [id]: 'failed' } }, environment: { timezone: 'Asia/Shanghai' } }));
+    // Nothing varied: the re-run differs from the reference only by the default environment's TZ=UTC.
+    const r = await reproFixture('go-timezone', 'go test ./...', [], { referenceFile: file, shim: true });
+    assert.deepEqual([r.reference.environment, r.runs[0]!.outcome.tests], [{ timezone: 'Asia/Shanghai' }, { [id]: 'passed' }]);
+    assertCause(r, 'timezone', 'implicit-environment', `TZ=UTC: status fail → pass; ${id}: failed → passed`);
+    assert.deepEqual([settingOf(r, 'control', 'timezone')?.value, r.attributionRuns![0]!.matches], ['TZ=Asia/Shanghai', true]);
+    assert.deepEqual([r.shim!.verdict, r.shim!.runs[0]!.variation.find((s) => s.factor === 'timezone')?.value], ['reproducible', 'TZ=Asia/Shanghai']);
   });
 
   test('locale', async () => {

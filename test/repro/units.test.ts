@@ -159,6 +159,17 @@ describe('repro comparison, verdicts and attribution', () => {
     assert.deepEqual([p.calls.filter((c) => c.length === 0).length, p.calls.filter((c) => c[0] === 'timezone').length], [3, 3]);
   });
 
+  test('no factor varied: the control is repeated until it differs once (`nondeterministic`), or to the limit (`unknown`)', async () => {
+    const p = project([], [], (call) => call === 2);
+    const a = await attribute([], 0, p.run, ALL);
+    assert.deepEqual([a.causes.map((c) => c.factor), p.calls.length], [['nondeterministic'], 3]);
+    assert.match(a.causes[0]!.evidence, /still differed in 1\/3 \[0\.06, 0\.79\]/);
+    const never = project([]);
+    const b = await attribute([], 0, never.run, ALL);
+    assert.deepEqual([b.causes.map((c) => c.factor), never.calls.length], [['unknown'], 6]);
+    assert.match(b.causes[0]!.evidence, /\(none was varied\), and the control never differed in 6 runs/);
+  });
+
   test('factors that act only together are narrowed to the smallest set', async () => {
     const p = project(['timezone', 'clock']);
     const a = await attribute(['timezone', 'locale', 'clock', 'umask'], 0, p.run);
@@ -278,6 +289,16 @@ describe('repro factors', () => {
     assert.deepEqual(draws, []);
   });
 
+  test('a reference\'s recorded environment: pinned factors replay it; a factor it had away from the default is tried at the default', () => {
+    const ref: FactorContext = { ...ctx, referenceEnvironment: { timezone: 'Asia/Shanghai', locale: 'de_DE.UTF-8', date: '2025-05-05T05:05:05.000Z' } };
+    const control = shapeOf([], ['timezone', 'locale', 'clock'], ref);
+    assert.deepEqual([control.env.TZ, control.env.LC_ALL, control.locale, control.clock?.faketime], ['Asia/Shanghai', 'de_DE.UTF-8', 'de_DE.UTF-8', '@2025-05-05 05:05:05']);
+    const arm = shapeOf(['timezone'], ['locale'], { ...ref, atDefault: ['timezone'] });
+    assert.deepEqual([arm.env.TZ, arm.settings.find((x) => x.factor === 'timezone')?.mode], ['UTC', 'varied']);
+    // Without a recorded environment the pinned values are the default environment's, and C.UTF-8 needs no compiling.
+    assert.deepEqual([shapeOf([], ['timezone', 'locale'], ctx).env.TZ, shapeOf([], ['locale'], ctx).locale], ['UTC', undefined]);
+  });
+
   test('the pinned clock starts at the reference date; a runner without a shuffle says so', () => {
     assert.equal(shapeOf([], ['clock'], ctx).clock?.faketime, '@2024-03-01 12:00:00');
     const order = shapeOf(['test-order'], [], { ...ctx, runner: 'node-test' }).settings[0]!;
@@ -310,6 +331,13 @@ describe('repro inputs', () => {
     await assert.rejects(readReferenceFile(path.join(dir, 'none.json')), /no such file/);
     const ok = await readReferenceFile(write('d.json', '{"reference":{"recordedAt":"2024-01-01","outcome":{"status":"fail","tests":{"t":"failed"}}}}'));
     assert.deepEqual(ok.outcome, { status: 'fail', exitCode: null, tests: { t: 'failed' } });
+    assert.equal(ok.environment, undefined);
+    const withEnv = (environment: unknown) => readReferenceFile(write('e.json', JSON.stringify({ recordedAt: '2024-01-01', outcome: { status: 'pass' }, environment })));
+    assert.deepEqual((await withEnv({ timezone: 'Asia/Shanghai', date: '2024-01-01T08:00:00+08:00', seeds: { 'hash-seed': 42 }, platform: 'linux-x64' })).environment, { timezone: 'Asia/Shanghai', date: '2024-01-01T00:00:00.000Z', seeds: { 'hash-seed': 42 }, platform: 'linux-x64' });
+    await assert.rejects(withEnv({ timezone: 'Mars/Olympus' }), /environment\.timezone "Mars\/Olympus" is not a time zone/);
+    await assert.rejects(withEnv({ seeds: { timezone: 3 } }), /environment\.seeds names "timezone", which takes no seed/);
+    await assert.rejects(withEnv({ seeds: { 'hash-seed': 'x' } }), /environment\.seeds\.hash-seed must be a whole number/);
+    await assert.rejects(withEnv('UTC'), /"environment" must be an object/);
   });
 });
 
@@ -367,5 +395,20 @@ describe('repro install templates', () => {
     assert.deepEqual(t.facts, { shuffle: 'randomly' });
     await templates.dispose();
     assert.deepEqual([existsSync(t.copy), existsSync(work.root)], [false, false]);
+  });
+});
+
+describe('repro text report', () => {
+  test('a note repeated once per run is one line saying in which runs; notes that differ stay apart', async () => {
+    const { unappliedNotes } = await import('../../src/repro/text.js');
+    const clock = (read: string) => ({ factor: 'clock' as const, mode: 'varied' as const, value: 'clock shifted', applied: false, note: `libfaketime did not shift the go runtime's clock (it read ${read})` });
+    const run = (variation: RunRecord['variation'], role: RunRecord['role'] = 'rerun'): RunRecord => ({ role, variation, outcome: { status: 'pass', exitCode: 0 }, matches: true, differences: [], durationMs: 1, installMs: 1 });
+    const order = { factor: 'test-order' as const, mode: 'varied' as const, value: 'unchanged', applied: false, note: 'no shuffle' };
+    const runs = [run([], 'reference'), ...['2026-12-04T18:00:01Z', '2026-12-04T18:00:09.5Z', '2026-12-04T18:01:00Z'].map((t) => run([clock(t)])), run([order])];
+    const notes = unappliedNotes({ runs, attributionRuns: [run([clock('2026-12-04T18:02:00Z')], 'control')] });
+    assert.deepEqual(notes, [
+      "clock: libfaketime did not shift the go runtime's clock (it read 2026-12-04T18:00:01Z) (in runs 2, 3, 4 and 1 attribution run)",
+      'test-order: no shuffle',
+    ]);
   });
 });
