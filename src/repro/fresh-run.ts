@@ -6,6 +6,7 @@ import { shellQuote } from '../core/shell.js';
 import { whyNotStarted } from '../audit/run-start.js';
 import { createWorkDir, removeWorkDir } from '../audit/workspace.js';
 import { auditContext } from '../ecosystems/context.js';
+import type { DatedInstall, EnvironmentFacts } from '../ecosystems/repro-facts.js';
 import type { AuditContext, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
 import { isolatedEnvironment } from '../sandbox/environment.js';
@@ -33,8 +34,8 @@ export interface RunSetup {
   /** Limit of each install and build step. */
   installTimeoutMs: number;
   progress(message: string): void;
-  /** The dated package index's URL per date, started on demand (pip). */
-  datedIndexUrl(date: string): Promise<string>;
+  /** The ecosystem's install as of a date, started on demand (pip's dated index, npm's --before). */
+  datedInstall(date: string): Promise<DatedInstall>;
 }
 
 export interface FreshRunResult {
@@ -46,35 +47,15 @@ export interface FreshRunResult {
   traced?: LoadedSet;
 }
 
-/** What the environment knows after the install that decides how a factor is applied. */
-export interface EnvironmentFacts {
-  pytestShuffle?: 'randomly' | 'random-order';
-}
-
-/** What a dated resolution changes in the install steps (the runs with network): pip's index, npm's `--before`. */
-interface InstallChanges {
-  env: Record<string, string>;
-  /** npm 9 takes `before` only on its command line (from the environment it fails on the string). */
-  npmBefore?: string;
-}
-
-function changed(req: ExecRequest, changes: InstallChanges): ExecRequest {
-  if (!req.network) return req;
-  const npmInstall = changes.npmBefore && req.argv[0] === 'npm' && (req.argv[1] === 'install' || req.argv[1] === 'ci');
-  return { ...req, env: { ...req.env, ...changes.env }, argv: npmInstall ? [...req.argv, `--before=${changes.npmBefore}`] : req.argv };
-}
-
-/** A sandbox whose install steps get `changes`. */
-function withInstallChanges(sandbox: Sandbox, changes: InstallChanges): Sandbox {
-  if (Object.keys(changes.env).length === 0 && !changes.npmBefore) return sandbox;
-  const exec = (req: ExecRequest) => sandbox.exec(changed(req, changes));
+/** A sandbox whose install steps (the runs with network) resolve as of the date `dated` stands for. */
+function withDatedInstall(sandbox: Sandbox, dated: DatedInstall | undefined): Sandbox {
+  if (!dated) return sandbox;
+  const exec = (req: ExecRequest) => sandbox.exec(req.network ? dated.change(req) : req);
   return new Proxy(sandbox, { get: (target, prop) => (prop === 'exec' ? exec : Reflect.get(target, prop, target)) });
 }
 
-async function installChanges(setup: RunSetup, shape: RunShape): Promise<InstallChanges> {
-  if (!shape.indexDate || !setup.kind.datedResolution.supported) return { env: {} };
-  if (setup.kind.datedResolution.how === 'npm-before') return { env: {}, npmBefore: shape.indexDate };
-  return { env: { PIP_INDEX_URL: await setup.datedIndexUrl(shape.indexDate) } };
+async function datedInstall(setup: RunSetup, shape: RunShape): Promise<DatedInstall | undefined> {
+  return shape.indexDate && setup.kind.datedResolution.supported ? setup.datedInstall(shape.indexDate) : undefined;
 }
 
 /** Wrappers, in one extra directory, of every program the PATH finds: the same tools, found somewhere else. */
@@ -153,13 +134,13 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
     const started = performance.now();
     let install: InstallResult;
     try {
-      install = await setup.kind.install({ ...ctx, sandbox: withInstallChanges(sandbox, await installChanges(setup, plain)) });
+      install = await setup.kind.install({ ...ctx, sandbox: withDatedInstall(sandbox, await datedInstall(setup, plain)) });
     } catch (err) {
       if (!(err instanceof StepFailedError) || err instanceof InfrastructureError) throw err;
       return { ...installFailed(err, started), shape: plain };
     }
     if (setup.command !== undefined) await setup.kind.prepareTests?.(ctx, setup.runner?.runner);
-    const facts = setup.runner?.runner === 'pytest' ? await pytestFacts(setup, ctx, install) : {};
+    const facts = setup.runner && setup.kind.environmentFacts ? await setup.kind.environmentFacts(setup.runner.runner, (command) => probe(setup, ctx, install, command)) : {};
     const shape = decide(facts);
     const reportInside = path.posix.join(ctx.envDir, 'test-report');
     const report = setup.runner ? reportRequest(setup.runner.runner, reportInside) : { args: [], env: {} };
@@ -228,10 +209,8 @@ function testCommand(command: string, runner: RunnerMatch | undefined, args: rea
   return runner ? withRunnerArgs(command, runner, args) : command;
 }
 
-async function pytestFacts(setup: RunSetup, ctx: AuditContext, install: InstallResult): Promise<EnvironmentFacts> {
-  const code = 'import importlib.util as u; print("randomly" if u.find_spec("pytest_randomly") else "random-order" if u.find_spec("random_order") else "")';
-  const choice = setup.kind.run(`python -c ${shellQuote(code)}`, ctx, install);
-  const r = await ctx.sandbox.exec({ argv: choice.argv, cwd: ctx.projectDir, env: choice.env, timeoutMs: 60_000, network: false });
-  const found = r.stdout.trim();
-  return found === 'randomly' || found === 'random-order' ? { pytestShuffle: found } : {};
+/** A command's output as the tests would run it, without the network (a probe of what the install holds). */
+async function probe(setup: RunSetup, ctx: AuditContext, install: InstallResult, command: string): Promise<string> {
+  const choice = setup.kind.run(command, ctx, install);
+  return (await ctx.sandbox.exec({ argv: choice.argv, cwd: ctx.projectDir, env: choice.env, timeoutMs: 60_000, network: false })).stdout;
 }

@@ -8,11 +8,11 @@ import type { TracerChoice } from '../trace/index.js';
 import { wilsonInterval } from '../metrics/stats.js';
 import { attribute, DEFAULT_ATTRIBUTION } from './attribute.js';
 import { differences, median, reproductionRate, verdictOf } from './compare.js';
-import { startDatedIndex, type DatedIndex } from './dated-index.js';
 import { randomInt } from 'node:crypto';
 import { drawnSeeds, SHIM_FACTORS, shapeOf, type FactorContext, type RunShape } from './factors.js';
-import { freshRun, type EnvironmentFacts, type RunSetup } from './fresh-run.js';
-import { detectKind } from './kinds.js';
+import type { DatedInstall, EnvironmentFacts } from '../ecosystems/repro-facts.js';
+import { freshRun, type RunSetup } from './fresh-run.js';
+import { detectKind, type ProjectKind } from './kinds.js';
 import { detectRunner } from './outcomes/runners.js';
 import { readReferenceFile } from './reference.js';
 import { FACTORS, type FactorId, type Outcome, type Reference, type ReproReport, type RunRecord, type ShimSummary } from './types.js';
@@ -50,13 +50,16 @@ export interface ReproOptions {
 
 export const REPRO_SCHEMA_VERSION = 1;
 
-/** Dated package indexes, one per date, started when a run first needs one. */
-class DatedIndexes {
-  private readonly open = new Map<string, Promise<DatedIndex>>();
-  url = async (date: string): Promise<string> => {
+/** The ecosystem's dated installs (pip's dated index), one per date, started when a run first needs one. */
+class DatedInstalls {
+  private readonly open = new Map<string, Promise<DatedInstall>>();
+  constructor(private readonly kind: ProjectKind) {}
+  get = (date: string): Promise<DatedInstall> => {
+    const resolution = this.kind.datedResolution;
+    if (!resolution.supported) throw new Error(`${this.kind.id} has no dated resolution`);
     let p = this.open.get(date);
-    if (!p) this.open.set(date, (p = startDatedIndex(new Date(date))));
-    return (await p).url;
+    if (!p) this.open.set(date, (p = resolution.start(new Date(date))));
+    return p;
   };
   async close(): Promise<void> {
     await Promise.all([...this.open.values()].map(async (p) => (await p).close()));
@@ -109,7 +112,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   const notes: string[] = [];
   if (opts.command === undefined) notes.push('the project\'s entry point was run, as the audit runs it: outcomes compare the exit status only');
   else if (!runner) notes.push('the command\'s test runner is not one envproof reads (pytest, Jest, Vitest, node --test, go test, Maven Surefire, ctest): outcomes compare the exit status only');
-  const indexes = new DatedIndexes();
+  const indexes = new DatedInstalls(kind);
   const setup: RunSetup = {
     projectDir: dir,
     kind,
@@ -121,7 +124,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     timeoutMs: opts.timeoutSec * 1000,
     installTimeoutMs: installTimeoutMs(opts),
     progress: opts.progress,
-    datedIndexUrl: indexes.url,
+    datedInstall: indexes.get,
   };
   const drawSeed = opts.drawSeed ?? (() => randomInt(1, 2 ** 31));
   // A run's shape is decided twice (before its install, then with what the install found): both times with the same draws.
@@ -131,8 +134,8 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     index,
     referenceDate,
     now,
-    ...(runner ? { runner: runner.runner } : {}),
-    ...facts,
+    ...(runner && kind.testOrder[runner.runner] ? { order: kind.testOrder[runner.runner] } : {}),
+    facts,
     datedResolution: kind.datedResolution,
     randomByDefault: kind.randomByDefault,
     draw,

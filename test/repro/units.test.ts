@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { attribute, rateText } from '../../src/repro/attribute.js';
 import { fisherExact } from '../../src/metrics/stats.js';
 import { differences, median, reproductionRate, verdictOf } from '../../src/repro/compare.js';
-import { datedPage } from '../../src/repro/dated-index.js';
+import { datedPage } from '../../src/ecosystems/python/dated-index.js';
 import { drawnSeeds, shapeOf, type FactorContext } from '../../src/repro/factors.js';
 import { parseGoTestJson } from '../../src/repro/outcomes/go-json.js';
 import { parseJestJson } from '../../src/repro/outcomes/jest-json.js';
@@ -15,7 +15,11 @@ import { parseJunitXml } from '../../src/repro/outcomes/junit.js';
 import { parseNodeTap } from '../../src/repro/outcomes/node-tap.js';
 import { detectRunner, withRunnerArgs } from '../../src/repro/outcomes/runners.js';
 import { readReferenceFile } from '../../src/repro/reference.js';
-import type { FactorId, RunRecord } from '../../src/repro/types.js';
+import type { FactorId, RunnerId, RunRecord } from '../../src/repro/types.js';
+import type { EcosystemId } from '../../src/core/types.js';
+import { ecosystem } from '../../src/ecosystems/index.js';
+import { UsageError } from '../../src/core/errors.js';
+import { kindOf } from '../../src/repro/kinds.js';
 
 describe('repro outcome parsers', () => {
   test('JUnit XML (pytest, Surefire, ctest): failure and error fail, skipped skips, nested suites', () => {
@@ -181,7 +185,8 @@ describe('repro comparison, verdicts and attribution', () => {
 });
 
 describe('repro factors', () => {
-  const ctx: FactorContext = { index: 0, referenceDate: new Date('2024-03-01T12:00:00Z'), now: new Date('2026-01-01T00:00:00Z'), runner: 'jest', datedResolution: { supported: true } };
+  const order = (id: EcosystemId, runner: RunnerId) => ecosystem(id).repro!.testOrder[runner]!;
+  const ctx: FactorContext = { index: 0, referenceDate: new Date('2024-03-01T12:00:00Z'), now: new Date('2026-01-01T00:00:00Z'), order: order('javascript', 'jest'), datedResolution: { supported: true } };
 
   test('varied and pinned values, each recorded', () => {
     const shape = shapeOf(['timezone', 'test-order', 'clock'], ['locale', 'network', 'dependency-drift', 'timezone'], ctx);
@@ -205,7 +210,7 @@ describe('repro factors', () => {
 
   test('factors random by default are drawn and recorded; pinned they replay the reference, varied they take the explained re-run', () => {
     const draws = [7, 8];
-    const py: FactorContext = { ...ctx, runner: 'pytest', pytestShuffle: 'randomly', randomByDefault: ['hash-seed'], draw: () => draws.shift()! };
+    const py: FactorContext = { ...ctx, order: order('python', 'pytest'), facts: { shuffler: 'randomly' }, randomByDefault: ['hash-seed'], draw: () => draws.shift()! };
     const drawn = shapeOf([], [], py);
     assert.deepEqual([drawn.env.PYTHONHASHSEED, drawn.pytestOptions], ['7', ['-p randomly --randomly-seed=8']]);
     assert.deepEqual(drawnSeeds(drawn.settings), { 'hash-seed': 7, 'test-order': 8 });
@@ -220,8 +225,10 @@ describe('repro factors', () => {
 
   test('the pinned clock starts at the reference date; a runner without a shuffle says so', () => {
     assert.equal(shapeOf([], ['clock'], ctx).clock?.faketime, '@2024-03-01 12:00:00');
-    const order = shapeOf(['test-order'], [], { ...ctx, runner: 'node-test' }).settings[0]!;
-    assert.deepEqual([order.applied, order.note], [false, "node --test has no shuffle option in Node 20, the environment's Node"]);
+    const unshuffled = shapeOf(['test-order'], [], { ...ctx, order: order('javascript', 'node-test') }).settings[0]!;
+    const noRunner = shapeOf(['test-order'], [], { ...ctx, order: undefined }).settings[0]!;
+    assert.deepEqual([noRunner.applied, noRunner.note], [false, 'the command\'s test runner is not one envproof knows how to shuffle']);
+    assert.deepEqual([unshuffled.applied, unshuffled.note], [false, "node --test has no shuffle option in Node 20, the environment's Node"]);
   });
 });
 
@@ -275,5 +282,13 @@ describe('repro corpus figures', () => {
     assert.ok(h.days !== null && Math.abs(h.days - 47) < 3, String(h.days));
     assert.ok(h.ci![0] < h.days! && h.days! < h.ci![1]);
     assert.equal(driftHalfLife([{ ageDays: 10, drifted: false }]).days, null);
+  });
+});
+
+describe('repro kinds', () => {
+  test('an ecosystem whose module has no repro part is refused as not supported, by name', () => {
+    const { repro: _, ...go } = ecosystem('go');
+    assert.throws(() => kindOf(go), (err: unknown) => err instanceof UsageError && err.message === 'repro does not support go (Go) yet');
+    assert.equal(kindOf(ecosystem('go')).clockLimit, ecosystem('go').repro!.clockLimit);
   });
 });
