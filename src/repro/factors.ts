@@ -89,7 +89,7 @@ export function emptyShape(): RunShape {
 const DAY_MS = 86_400_000;
 
 /** libfaketime's absolute start time: "@YYYY-MM-DD hh:mm:ss" (UTC, as TZ does not apply to FAKETIME). */
-function faketimeAt(date: Date): string {
+export function faketimeAt(date: Date): string {
   return `@${date.toISOString().slice(0, 19).replace('T', ' ')}`;
 }
 

@@ -15,6 +15,7 @@ import { freshRun, type RunSetup } from './fresh-run.js';
 import { detectKind, type ProjectKind } from './kinds.js';
 import { detectRunner } from './outcomes/runners.js';
 import { readReferenceFile } from './reference.js';
+import { checkRuntime } from './runtime-check.js';
 import { FACTORS, type FactorId, type Outcome, type Reference, type ReproReport, type RunRecord, type ShimSummary } from './types.js';
 
 export interface ReproOptions {
@@ -105,6 +106,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   if (opts.trials !== undefined && (!Number.isInteger(opts.trials) || opts.trials < 1)) throw new UsageError(`--trials must be a whole number of runs, at least 1 (not ${opts.trials})`);
   const dir = await checkProjectDir(opts.dir, 'to reproduce');
   const kind = await detectKind(dir, opts.ecosystem);
+  await checkRuntime(kind, dir, resolveBackend(opts.backend).backend, opts.progress);
   const runner = opts.command === undefined ? undefined : await detectRunner(opts.command, dir);
   const fileRef = opts.reference ?? (opts.referenceFile ? { ...(await readReferenceFile(opts.referenceFile)), path: opts.referenceFile } : undefined);
   const referenceDate = fileRef?.recordedAt ?? opts.asOf ?? new Date();

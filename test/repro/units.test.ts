@@ -19,7 +19,9 @@ import type { FactorId, RunnerId, RunRecord } from '../../src/repro/types.js';
 import type { EcosystemId } from '../../src/core/types.js';
 import { ecosystem } from '../../src/ecosystems/index.js';
 import { UsageError } from '../../src/core/errors.js';
-import { kindOf } from '../../src/repro/kinds.js';
+import { kindOf, type ProjectKind } from '../../src/repro/kinds.js';
+import { checkClock } from '../../src/repro/run-checks.js';
+import type { AuditContext, InstallResult } from '../../src/ecosystems/types.js';
 
 describe('repro outcome parsers', () => {
   test('JUnit XML (pytest, Surefire, ctest): failure and error fail, skipped skips, nested suites', () => {
@@ -290,5 +292,37 @@ describe('repro kinds', () => {
     const { repro: _, ...go } = ecosystem('go');
     assert.throws(() => kindOf(go), (err: unknown) => err instanceof UsageError && err.message === 'repro does not support go (Go) yet');
     assert.equal(kindOf(ecosystem('go')).clockLimit, ecosystem('go').repro!.clockLimit);
+  });
+});
+
+describe('the clock probe', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const ctx = {} as AuditContext;
+  const install = {} as InstallResult;
+  const kind: ProjectKind = { ...kindOf(ecosystem('cpp')), clockLimit: 'no libc', run: (command) => ({ argv: ['/bin/sh', '-c', command], reason: 'test' }) };
+  const factorCtx: FactorContext = { index: 0, referenceDate: new Date(now), now: new Date(now), datedResolution: { supported: true } };
+  /** Checks the clock of `shape` with a runtime that prints `prints` (seconds), recording the probe's argv. */
+  async function check(varied: boolean, prints: number) {
+    const shape = shapeOf(varied ? ['clock'] : [], varied ? [] : ['clock'], factorCtx);
+    const argvs: (readonly string[])[] = [];
+    await checkClock(kind, ctx, install, shape, async (argv) => (argvs.push(argv), { exitCode: 0, signal: null, stdout: `${prints}\n`, stderr: '', durationMs: 1, timedOut: false }), now);
+    return { setting: shape.settings.find((s) => s.factor === 'clock')!, argv: argvs[0]! };
+  }
+
+  test('a clock pinned near the present is probed at a pin far from it, so a runtime libfaketime misses is caught', async () => {
+    const missed = await check(false, now / 1000);
+    assert.deepEqual(missed.argv.slice(0, 2), ['env', 'FAKETIME=@2001-09-09 01:46:40']);
+    assert.equal(missed.setting.applied, false);
+    assert.equal(missed.setting.note, "libfaketime did not reach the cpp runtime's clock (a probe pinned at 2001-09-09T01:46:40.000Z read 2026-01-01T00:00:00.000Z): no libc");
+    const reached = await check(false, 1_000_000_000);
+    assert.deepEqual([reached.setting.applied, reached.setting.note], [true, undefined]);
+  });
+
+  test('a clock shifted far from the present is probed with its own shift', async () => {
+    const missed = await check(true, now / 1000);
+    assert.equal(missed.argv[0], '/bin/sh');
+    assert.equal(missed.setting.applied, false);
+    const reached = await check(true, now / 1000 + 1000 * 86_400);
+    assert.equal(reached.setting.applied, true);
   });
 });
