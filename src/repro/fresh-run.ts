@@ -15,6 +15,7 @@ import { traceRun, type TracerChoice } from '../trace/index.js';
 import { FAKETIME_LIBRARY, type RunShape } from './factors.js';
 import type { ProjectKind } from './kinds.js';
 import { checkClock, checkCpus, provideLocale } from './run-checks.js';
+import { installTestTools } from './test-tools.js';
 import { readResults, reportRequest, withRunnerArgs, type RunnerMatch } from './outcomes/runners.js';
 import type { LoadedSet, Outcome } from './types.js';
 
@@ -34,6 +35,8 @@ export interface RunSetup {
   /** Limit of each install and build step. */
   installTimeoutMs: number;
   progress(message: string): void;
+  /** Commands that install the test tools after the project's install (test-tools.ts). */
+  testInstalls: readonly string[];
   /** The ecosystem's install as of a date, started on demand (pip's dated index, npm's --before). */
   datedInstall(date: string): Promise<DatedInstall>;
 }
@@ -134,7 +137,9 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
     const started = performance.now();
     let install: InstallResult;
     try {
-      install = await setup.kind.install({ ...ctx, sandbox: withDatedInstall(sandbox, await datedInstall(setup, plain)) });
+      const installCtx = { ...ctx, sandbox: withDatedInstall(sandbox, await datedInstall(setup, plain)) };
+      install = await setup.kind.install(installCtx);
+      await installTestTools(setup.kind, setup.testInstalls, installCtx, install);
     } catch (err) {
       if (!(err instanceof StepFailedError) || err instanceof InfrastructureError) throw err;
       return { ...installFailed(err, started), shape: plain };

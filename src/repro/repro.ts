@@ -16,6 +16,7 @@ import { detectKind, type ProjectKind } from './kinds.js';
 import { detectRunner } from './outcomes/runners.js';
 import { readReferenceFile } from './reference.js';
 import { checkRuntime } from './runtime-check.js';
+import { missingToolError, testToolNote, testToolPlan } from './test-tools.js';
 import { FACTORS, type FactorId, type Outcome, type Reference, type ReproReport, type RunRecord, type ShimSummary } from './types.js';
 
 export interface ReproOptions {
@@ -45,6 +46,10 @@ export interface ReproOptions {
   progress(message: string): void;
   /** Told of each finished run (the corpus records them as they come). */
   onRun?(run: RunRecord): Promise<void>;
+  /** Commands that install the test tools after the project's install (--install); absent: the ones the ecosystem detects. */
+  install?: readonly string[];
+  /** Whether the test tools the ecosystem detects are installed (default true; --no-test-deps). */
+  testDependencies?: boolean;
   /** Draws the seeds of the factors random by default (tests give their own); absent: a random 31-bit seed. */
   drawSeed?: () => number;
 }
@@ -114,6 +119,9 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   const notes: string[] = [];
   if (opts.command === undefined) notes.push('the project\'s entry point was run, as the audit runs it: outcomes compare the exit status only');
   else if (!runner) notes.push('the command\'s test runner is not one envproof reads (pytest, Jest, Vitest, node --test, go test, Maven Surefire, ctest): outcomes compare the exit status only');
+  const tools = opts.command === undefined ? { commands: [], sources: [], detected: [] } : await testToolPlan(kind, dir, opts.install ?? [], opts.testDependencies !== false);
+  const toolNote = testToolNote(tools);
+  if (toolNote) notes.push(toolNote);
   const indexes = new DatedInstalls(kind);
   const setup: RunSetup = {
     projectDir: dir,
@@ -123,6 +131,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     ...(opts.tracer ? { tracer: opts.tracer } : {}),
     backend: opts.backend,
     systemPackages: opts.systemPackages ?? [],
+    testInstalls: tools.commands,
     timeoutMs: opts.timeoutSec * 1000,
     installTimeoutMs: installTimeoutMs(opts),
     progress: opts.progress,
@@ -175,6 +184,8 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       // The default environment (its random factors drawn and recorded); with --as-of, dependencies as they resolved then.
       const refRun = await record('reference', 'reference run', (facts) => shapeOf([], opts.asOf ? ['dependency-drift'] : [], context(0, facts)));
       referenceSeeds = drawnSeeds(refRun.variation);
+      const missing = missingToolError(refRun.outcome, command, tools);
+      if (missing) throw missing;
       if (refRun.outcome.status === 'not-started') {
         throw new EnvproofError(`the test command never started in the sandbox (${refRun.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd; inside the environment, python, node, go etc. are the project\'s own');
       }
