@@ -84,6 +84,8 @@ export interface EcosystemRepro {
   runtimeRequirement?(projectDir: string): Promise<RuntimeRequirement | undefined>;
   /** Ways of installing the project's test tools that its install leaves out (requirements-test.txt, extras, groups). */
   testDependencies?(projectDir: string): Promise<TestDependencies[]>;
+  /** The runtime's message for a test tool a run lacked, the tool in group 1 (Python's `No module named pytest`); the shell's `not found` is known to all. */
+  missingTool?: RegExp;
 }
 
 /** Writes a probe's source into the environment directory; returns its path as the sandbox sees it. */

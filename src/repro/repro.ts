@@ -184,7 +184,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       // The default environment (its random factors drawn and recorded); with --as-of, dependencies as they resolved then.
       const refRun = await record('reference', 'reference run', (facts) => shapeOf([], opts.asOf ? ['dependency-drift'] : [], context(0, facts)));
       referenceSeeds = drawnSeeds(refRun.variation);
-      const missing = missingToolError(refRun.outcome, command, tools);
+      const missing = missingToolError(refRun.outcome, command, tools, kind.missingTool);
       if (missing) throw missing;
       if (refRun.outcome.status === 'not-started') {
         throw new EnvproofError(`the test command never started in the sandbox (${refRun.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd; inside the environment, python, node, go etc. are the project\'s own');

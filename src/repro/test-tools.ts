@@ -50,15 +50,15 @@ export async function installTestTools(kind: ProjectKind, commands: readonly str
   }
 }
 
-/** The tool a run lacked, from the shell's `pytest: not found` or Python's `No module named pytest`. */
-export function missingTool(text: string): string | undefined {
-  return /([^\s:'"()]+): (?:command )?not found/.exec(text)?.[1] ?? /No module named '?([\w.]+)'?/.exec(text)?.[1];
+/** The tool a run lacked, from the shell's `pytest: not found` or the runtime's own message (the ecosystem's `missingTool`). */
+export function missingTool(text: string, runtime?: RegExp): string | undefined {
+  return /([^\s:'"()]+): (?:command )?not found/.exec(text)?.[1] ?? (runtime ? runtime.exec(text)?.[1] : undefined);
 }
 
 /** The error of a reference run that lacked its test tool, naming the tool and the option; undefined for another failure. */
-export function missingToolError(outcome: Outcome, command: string | undefined, plan: TestToolPlan): EnvproofError | undefined {
+export function missingToolError(outcome: Outcome, command: string | undefined, plan: TestToolPlan, runtime?: RegExp): EnvproofError | undefined {
   const testedNothing = outcome.status === 'not-started' || (outcome.status === 'fail' && Object.keys(outcome.tests ?? {}).length === 0);
-  const tool = testedNothing ? missingTool(outcome.note ?? '') : undefined;
+  const tool = testedNothing ? missingTool(outcome.note ?? '', runtime) : undefined;
   if (!tool || command === undefined) return undefined;
   const others = plan.detected.filter((d) => !plan.commands.includes(d.command));
   const suggestion = others[0] ?? (plan.commands.length ? undefined : plan.detected[0]);

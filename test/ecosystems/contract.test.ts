@@ -153,6 +153,7 @@ for (const module of ecosystems()) {
         assert.ok(required.range.trim() !== '' && required.source.trim() !== '');
       }
       for (const d of (await repro.testDependencies?.(dir)) ?? []) assert.ok(d.command.trim() !== '' && d.source.trim() !== '');
+      if (repro.missingTool) assert.ok(new RegExp(`${repro.missingTool.source}|`).exec('')!.length > 1, 'the missing tool is the pattern\'s group 1');
     });
 
     it('lets a README run section show its setup commands before the run command', () => {

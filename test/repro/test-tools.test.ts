@@ -73,12 +73,13 @@ describe('the test tools of every run', () => {
   test('a missing test tool is named, with the option and the detected way', async () => {
     assert.equal(missingTool('command not found (/bin/sh: 1: pytest: not found)'), 'pytest');
     assert.equal(missingTool('sh: jest: command not found'), 'jest');
-    assert.equal(missingTool('/venv/bin/python: No module named pytest'), 'pytest');
+    assert.equal(missingTool('/venv/bin/python: No module named pytest', kind.missingTool), 'pytest');
+    assert.equal(missingTool('/venv/bin/python: No module named pytest'), undefined);
     const off = await testToolPlan(kind, dir, [], false);
     const err = missingToolError({ status: 'not-started', exitCode: 127, note: 'command not found (/bin/sh: 1: pytest: not found)' }, 'pytest -q', off)!;
     assert.equal(err.message, 'the test command needs pytest, which the fresh environment does not have: pytest -q');
     assert.equal(err.hint, 'install it with --install "pip install -r requirements-test.txt" (found: requirements-test.txt)');
-    const none = missingToolError({ status: 'fail', exitCode: 1, runner: 'pytest', note: 'pytest left no report of its tests (exit 1):\nNo module named pytest' }, 'python -m pytest', { commands: [], sources: [], detected: [] })!;
+    const none = missingToolError({ status: 'fail', exitCode: 1, runner: 'pytest', note: 'pytest left no report of its tests (exit 1):\nNo module named pytest' }, 'python -m pytest', { commands: [], sources: [], detected: [] }, kind.missingTool)!;
     assert.equal(none.hint, 'say how the tests\' tools are installed: --install "<the command that installs pytest>" (repeatable)');
     // A run whose tests ran and failed is an outcome, whatever it printed.
     assert.equal(missingToolError({ status: 'fail', exitCode: 1, tests: { t: 'failed' }, note: 'x: not found' }, 'pytest', off), undefined);

@@ -52,4 +52,5 @@ export const pythonRepro: EcosystemRepro = {
     };
   },
   testDependencies: pythonTestDependencies,
+  missingTool: /No module named '?([\w.]+)'?/,
 };
