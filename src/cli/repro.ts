@@ -51,6 +51,8 @@ interface ReproFlags {
   timeout: string;
   installTimeout: string;
   tracer?: TracerChoice;
+  install: string[];
+  testDeps: boolean;
   json?: boolean;
   quiet?: boolean;
   corpus?: string;
@@ -154,6 +156,8 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
       new Option('--tracer <name>', 'trace every run (fast, strace, or auto: fast where it can run) and compare what it loaded (D3) with the reference run\'s; default: untraced, because tracing slows the tests (strace up to ~1.8x) and can change their timing')
         .choices([...TRACER_CHOICES]),
     )
+    .option('--install <command>', 'install the tests\' tools in every run after the project\'s install, with the network (repeatable), e.g. "pip install -r requirements-test.txt"; replaces the detected ones', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--no-test-deps', 'do not install the test tools envproof detects (requirements-test.txt, a test or dev extra or dependency group, tox.ini deps)')
     .option('--corpus <file.jsonl>', 'a corpus of patches on local git repositories (docs/repro.md): each re-run with and without the shim, and its baseline')
     .option('--store <path|url>', `with --corpus: ${STORE_OPTION_HELP}`, DEFAULT_STORE);
   addQueueOptions(command, 'with --corpus: one job per instance')
@@ -165,7 +169,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
       checkQueueFlags(o, command, ['store']);
       if (o.queue && !o.corpus) throw new UsageError('--queue needs --corpus', 'one project is reproduced here; a corpus can go on the queue');
       if (o.corpus) {
-        if (dir || o.cmd || o.reference || o.asOf) throw new UsageError('--corpus takes the directories, commands, outcomes and dates from the corpus file', 'leave out <dir>, --cmd, --reference and --as-of');
+        if (dir || o.cmd || o.reference || o.asOf || o.install.length) throw new UsageError('--corpus takes the directories, commands, outcomes and dates from the corpus file', 'leave out <dir>, --cmd, --install, --reference and --as-of');
         setExitCode(o.queue ? await corpusOnQueue({ ...o, corpus: o.corpus, queue: o.queue }) : await corpus(o, progress));
         return;
       }
@@ -191,6 +195,8 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
         timeoutSec: positiveNumber('--timeout')(o.timeout),
         installTimeoutSec: positiveNumber('--install-timeout')(o.installTimeout),
         ...(o.tracer ? { tracer: o.tracer } : {}),
+        install: o.install,
+        testDependencies: o.testDeps,
         progress,
       });
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderReproText(report));

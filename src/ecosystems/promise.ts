@@ -6,7 +6,10 @@
  */
 import type { EcosystemId } from '../core/types.js';
 import type { DoctorCheck } from './facts.js';
+import { versionAtLeast } from '../core/dotted-version.js';
 import { ecosystem } from './index.js';
+
+export { versionAtLeast };
 
 /** Runs a command in the environment being checked; stdout and stderr are both searched for the version. */
 export type ToolRunner = (argv: readonly string[]) => Promise<{ exitCode: number | null; stdout: string; stderr: string }>;
@@ -27,19 +30,6 @@ export function promisedTools(language: EcosystemId): { check: DoctorCheck; atLe
     if (!found) throw new Error(`${language}: the prompt's promise names ${check}, which is not one of its doctor checks`);
     return { check: found, ...(atLeast ? { atLeast } : {}) };
   });
-}
-
-/** Whether a dotted version (`20.20.2`, `17.0.13`, `1.26.8`) is `minimum` or newer; suffixes after the numbers are ignored. */
-export function versionAtLeast(version: string, minimum: string): boolean {
-  const parts = (v: string) => (/^\d+(?:\.\d+)*/.exec(v)?.[0] ?? '').split('.').filter(Boolean).map(Number);
-  const have = parts(version);
-  const need = parts(minimum);
-  if (have.length === 0) return false;
-  for (let i = 0; i < need.length; i++) {
-    const h = have[i] ?? 0;
-    if (h !== need[i]!) return h > need[i]!;
-  }
-  return true;
 }
 
 /** Runs each promised tool of `language` through `run` and says whether it keeps the promise. */

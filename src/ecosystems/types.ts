@@ -1,6 +1,7 @@
 import type { DeclaredResult, Dependency } from '../core/types.js';
 import type { EcosystemFacts } from './facts.js';
 import type { ComponentFacts, ManifestEditor, StaticImports } from './outputs.js';
+import type { EcosystemRepro } from './repro-facts.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { TracerChoice } from '../trace/index.js';
 
@@ -143,5 +144,7 @@ export interface EcosystemModule<Details = unknown> extends EcosystemFacts {
   reportedDetails?(details: Details): unknown;
   /** Surgical edits of the manifest for `envproof fix`, and the manifest lines of declarations for SARIF. */
   manifestEditor?: ManifestEditor;
+  /** What `envproof repro` needs of the ecosystem (src/ecosystems/repro-facts.ts); without it, repro does not support it. */
+  repro?: EcosystemRepro;
 }
 

@@ -1,4 +1,5 @@
-import type { CauseCategory, FactorId, FactorSetting, ReferenceEnvironment, RunnerId } from './types.js';
+import type { EnvironmentFacts, OrderOptions, RunnerOrder } from '../ecosystems/repro-facts.js';
+import type { CauseCategory, FactorId, FactorSetting, ReferenceEnvironment } from './types.js';
 
 /** Which category of the seed's taxonomy each factor's failures fall in. */
 export const FACTOR_CATEGORY: Readonly<Record<FactorId, CauseCategory>> = {
@@ -58,9 +59,10 @@ export interface FactorContext {
   index: number;
   /** The reference's date: the pinned clock and the pinned index. */
   referenceDate: Date;
-  runner?: RunnerId;
-  /** pytest plugins that shuffle, when the runner is pytest (probed in the environment). */
-  pytestShuffle?: 'randomly' | 'random-order';
+  /** How the command's test runner shuffles (its ecosystem's repro part); absent: a runner envproof cannot shuffle. */
+  order?: RunnerOrder;
+  /** What the environment holds that the runner's shuffle depends on (a shuffling plugin), probed after the install. */
+  facts?: EnvironmentFacts;
   /** Whether the project's package manager can resolve against a date (pip via the dated index, npm --before). */
   datedResolution: { supported: true } | { supported: false; why: string };
   now: Date;
@@ -88,7 +90,7 @@ export function drawnSeeds(settings: readonly FactorSetting[]): Partial<Record<F
 
 /** The factors of this run that are random unless set: the runtime's, and the order when the runner shuffles by default. */
 function randomFactors(ctx: FactorContext): FactorId[] {
-  return [...(ctx.randomByDefault ?? []), ...(ctx.runner === 'pytest' && ctx.pytestShuffle === 'randomly' ? (['test-order'] as const) : [])];
+  return [...(ctx.randomByDefault ?? []), ...(ctx.order?.shufflesByDefault?.(ctx.facts ?? {}) ? (['test-order'] as const) : [])];
 }
 
 export function emptyShape(): RunShape {
@@ -98,7 +100,7 @@ export function emptyShape(): RunShape {
 const DAY_MS = 86_400_000;
 
 /** libfaketime's absolute start time: "@YYYY-MM-DD hh:mm:ss" (UTC, as TZ does not apply to FAKETIME). */
-function faketimeAt(date: Date): string {
+export function faketimeAt(date: Date): string {
   return `@${date.toISOString().slice(0, 19).replace('T', ' ')}`;
 }
 
@@ -115,43 +117,25 @@ function seedOf(factor: FactorId, mode: Mode, ctx: FactorContext, fallback: numb
   return ctx.triedSeeds?.[factor] ?? fallback;
 }
 
+function addOrderOptions(shape: RunShape, options: OrderOptions | undefined): void {
+  shape.runnerArgs.push(...(options?.runnerArgs ?? []));
+  shape.pytestOptions.push(...(options?.pytestOptions ?? []));
+}
+
 function orderSetting(mode: Mode, ctx: FactorContext, shape: RunShape): FactorSetting {
-  const seed = seedOf('test-order', mode, ctx, mode === 'pinned' ? undefined : 1000 + ctx.index)!;
   const natural = 'the runner\'s own order';
-  switch (ctx.runner) {
-    case 'pytest':
-      if (!ctx.pytestShuffle) {
-        return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'pytest shuffles only with pytest-randomly or pytest-random-order, and the project installs neither');
-      }
-      if (seed === undefined) {
-        shape.pytestOptions.push(ctx.pytestShuffle === 'randomly' ? '-p no:randomly' : '-p no:random_order');
-        return setting('test-order', mode, natural);
-      }
-      shape.pytestOptions.push(ctx.pytestShuffle === 'randomly' ? `-p randomly --randomly-seed=${seed}` : `-p random_order --random-order-seed=${seed}`);
-      return { ...setting('test-order', mode, `shuffled, seed ${seed} (pytest-${ctx.pytestShuffle})`), seed };
-    case 'jest':
-      if (mode === 'pinned') return setting('test-order', mode, natural);
-      shape.runnerArgs.push('--randomize', `--seed=${seed}`);
-      return setting('test-order', mode, `shuffled, seed ${seed} (jest --randomize)`);
-    case 'vitest':
-      if (mode === 'pinned') return setting('test-order', mode, natural);
-      shape.runnerArgs.push('--sequence.shuffle', `--sequence.seed=${seed}`);
-      return setting('test-order', mode, `shuffled, seed ${seed} (vitest --sequence.shuffle)`);
-    case 'go-test':
-      if (mode === 'pinned') return setting('test-order', mode, natural);
-      shape.runnerArgs.push(`-shuffle=${seed}`);
-      return setting('test-order', mode, `shuffled, seed ${seed} (go test -shuffle)`);
-    case 'surefire':
-      if (mode === 'pinned') return setting('test-order', mode, natural);
-      shape.runnerArgs.push('-Dsurefire.runOrder=random', `-Dsurefire.runOrder.random.seed=${seed}`);
-      return setting('test-order', mode, `shuffled, seed ${seed} (surefire runOrder=random)`);
-    case 'node-test':
-      return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, "node --test has no shuffle option in Node 20, the environment's Node");
-    case 'ctest':
-      return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'ctest --schedule-random takes no seed, so a shuffled run could not be repeated');
-    case undefined:
-      return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'the command\'s test runner is not one envproof knows how to shuffle');
+  const facts = ctx.facts ?? {};
+  if (!ctx.order) return mode === 'pinned' ? setting('test-order', mode, natural) : setting('test-order', mode, 'unchanged', false, 'the command\'s test runner is not one envproof knows how to shuffle');
+  // Pinned, a runner is shuffled only to replay the seed the reference drew (it shuffles by default).
+  const seed = seedOf('test-order', mode, ctx, mode === 'pinned' ? undefined : 1000 + ctx.index);
+  const shuffled = seed === undefined ? undefined : ctx.order.shuffled(seed, facts);
+  if (!shuffled || 'why' in shuffled) {
+    if (mode !== 'pinned') return setting('test-order', mode, 'unchanged', false, shuffled?.why);
+    addOrderOptions(shape, ctx.order.natural?.(facts));
+    return setting('test-order', mode, natural);
   }
+  addOrderOptions(shape, shuffled.options);
+  return { ...setting('test-order', mode, `shuffled, seed ${seed} (${shuffled.label})`), seed: seed! };
 }
 
 /**

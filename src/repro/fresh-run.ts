@@ -6,6 +6,7 @@ import { shellQuote } from '../core/shell.js';
 import { whyNotStarted } from '../audit/run-start.js';
 import { createWorkDir, removeWorkDir, type WorkDir } from '../audit/workspace.js';
 import { auditContext } from '../ecosystems/context.js';
+import type { DatedInstall, EnvironmentFacts } from '../ecosystems/repro-facts.js';
 import type { AuditContext, InstallResult, RunChoice } from '../ecosystems/types.js';
 import { createSandbox, type BackendChoice } from '../sandbox/index.js';
 import { isolatedEnvironment } from '../sandbox/environment.js';
@@ -15,6 +16,7 @@ import { FAKETIME_LIBRARY, type RunShape } from './factors.js';
 import { emptyDir, type InstallTemplates } from './install-template.js';
 import type { ProjectKind } from './kinds.js';
 import { checkClock, checkCpus, provideLocale } from './run-checks.js';
+import { installTestTools } from './test-tools.js';
 import { readResults, reportRequest, withRunnerArgs, type RunnerMatch } from './outcomes/runners.js';
 import type { LoadedSet, Outcome } from './types.js';
 
@@ -34,8 +36,10 @@ export interface RunSetup {
   /** Limit of each install and build step. */
   installTimeoutMs: number;
   progress(message: string): void;
-  /** The dated package index's URL per date, started on demand (pip). */
-  datedIndexUrl(date: string): Promise<string>;
+  /** Commands that install the test tools after the project's install (test-tools.ts). */
+  testInstalls: readonly string[];
+  /** The ecosystem's install as of a date, started on demand (pip's dated index, npm's --before). */
+  datedInstall(date: string): Promise<DatedInstall>;
   /** The installs shared by runs that only change the run's environment; absent: every run installs fresh (--fresh-installs). */
   installs?: InstallTemplates<EnvironmentFacts>;
   /**
@@ -56,50 +60,27 @@ export interface FreshRunResult {
   traced?: LoadedSet;
 }
 
-/** What the environment knows after the install that decides how a factor is applied. */
-export interface EnvironmentFacts {
-  pytestShuffle?: 'randomly' | 'random-order';
-}
-
-/** What a dated resolution changes in the install steps (the runs with network): pip's index, npm's `--before`. */
-interface InstallChanges {
-  env: Record<string, string>;
-  /** npm 9 takes `before` only on its command line (from the environment it fails on the string). */
-  npmBefore?: string;
-}
-
-function changed(req: ExecRequest, changes: InstallChanges): ExecRequest {
-  if (!req.network) return req;
-  const npmInstall = changes.npmBefore && req.argv[0] === 'npm' && (req.argv[1] === 'install' || req.argv[1] === 'ci');
-  return { ...req, env: { ...req.env, ...changes.env }, argv: npmInstall ? [...req.argv, `--before=${changes.npmBefore}`] : req.argv };
-}
-
-/** A sandbox whose install steps get `changes`. */
-function withInstallChanges(sandbox: Sandbox, changes: InstallChanges): Sandbox {
-  if (Object.keys(changes.env).length === 0 && !changes.npmBefore) return sandbox;
-  const exec = (req: ExecRequest) => sandbox.exec(changed(req, changes));
+/** A sandbox whose install steps (the runs with network) resolve as of the date `dated` stands for. */
+function withDatedInstall(sandbox: Sandbox, dated: DatedInstall | undefined): Sandbox {
+  if (!dated) return sandbox;
+  const exec = (req: ExecRequest) => sandbox.exec(req.network ? dated.change(req) : req);
   return new Proxy(sandbox, { get: (target, prop) => (prop === 'exec' ? exec : Reflect.get(target, prop, target)) });
 }
 
+/** The key of the shared install against the live registry. */
+const LIVE = 'live';
+
 /**
- * Which shared install a run can take: one per kind of install (what the install steps are given). A run that varies
- * dependency drift resolves anew, as does every run when installs are not shared or the ecosystem cannot share them.
+ * Which shared install a run can take: one per kind of install (the live registry, or the registry as of one date). A
+ * run that varies dependency drift resolves anew, as does every run when installs are not shared or the ecosystem
+ * cannot share them. `dated`: how the install steps resolve as of the run's date, when they install.
  */
-async function installPlan(setup: RunSetup, shape: RunShape): Promise<{ changes: InstallChanges; key?: string }> {
-  const reusable = setup.installs && setup.kind.installReuse.supported && !shape.settings.some((s) => s.factor === 'dependency-drift' && s.mode === 'varied');
-  if (!reusable) return { changes: await installChanges(setup, shape) };
-  if (shape.indexDate !== undefined && shape.indexDate === setup.liveInstalledAt && setup.installs!.get(LIVE)) return { changes: { env: {} }, key: LIVE };
-  const changes = await installChanges(setup, shape);
-  return { changes, key: JSON.stringify(changes) };
-}
-
-/** The key of the installs against the live registry (no install changes). */
-const LIVE = JSON.stringify({ env: {} });
-
-async function installChanges(setup: RunSetup, shape: RunShape): Promise<InstallChanges> {
-  if (!shape.indexDate || !setup.kind.datedResolution.supported) return { env: {} };
-  if (setup.kind.datedResolution.how === 'npm-before') return { env: {}, npmBefore: shape.indexDate };
-  return { env: { PIP_INDEX_URL: await setup.datedIndexUrl(shape.indexDate) } };
+async function installPlan(setup: RunSetup, shape: RunShape): Promise<{ dated?: DatedInstall; key?: string }> {
+  const reusable = setup.installs && setup.kind.installNotShared === undefined && !shape.settings.some((s) => s.factor === 'dependency-drift' && s.mode === 'varied');
+  if (reusable && shape.indexDate !== undefined && shape.indexDate === setup.liveInstalledAt && setup.installs!.get(LIVE)) return { key: LIVE };
+  const dated = shape.indexDate && setup.kind.datedResolution.supported ? await setup.datedInstall(shape.indexDate) : undefined;
+  const key = reusable ? (dated ? `as of ${shape.indexDate}` : LIVE) : undefined;
+  return { ...(dated ? { dated } : {}), ...(key ? { key } : {}) };
 }
 
 /** Wrappers, in one extra directory, of every program the PATH finds: the same tools, found somewhere else. */
@@ -161,7 +142,7 @@ async function loadedSet(setup: RunSetup, ctx: AuditContext, install: InstallRes
  */
 export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts) => RunShape): Promise<FreshRunResult & { shape: RunShape }> {
   const plain = decide({});
-  const { changes, key } = await installPlan(setup, plain);
+  const { dated, key } = await installPlan(setup, plain);
   const template = key === undefined ? undefined : setup.installs!.get(key);
   const restoring = performance.now();
   let work: WorkDir;
@@ -192,13 +173,15 @@ export async function freshRun(setup: RunSetup, decide: (facts: EnvironmentFacts
       ({ install, facts } = template);
     } else {
       try {
-        install = await setup.kind.install({ ...ctx, sandbox: withInstallChanges(sandbox, changes) });
+        const installCtx = { ...ctx, sandbox: withDatedInstall(sandbox, dated) };
+        install = await setup.kind.install(installCtx);
+        await installTestTools(setup.kind, setup.testInstalls, installCtx, install);
       } catch (err) {
         if (!(err instanceof StepFailedError) || err instanceof InfrastructureError) throw err;
         return { ...installFailed(err, started), shape: plain };
       }
       if (setup.command !== undefined) await setup.kind.prepareTests?.(ctx, setup.runner?.runner);
-      facts = setup.runner?.runner === 'pytest' ? await pytestFacts(setup, ctx, install) : {};
+      facts = setup.runner && setup.kind.environmentFacts ? await setup.kind.environmentFacts(setup.runner.runner, (command) => probe(setup, ctx, install, command)) : {};
     }
     const installMs = template ? restoreMs : Math.round(performance.now() - started);
     if (key !== undefined && !template) {
@@ -275,10 +258,8 @@ function testCommand(command: string, runner: RunnerMatch | undefined, args: rea
   return runner ? withRunnerArgs(command, runner, args) : command;
 }
 
-async function pytestFacts(setup: RunSetup, ctx: AuditContext, install: InstallResult): Promise<EnvironmentFacts> {
-  const code = 'import importlib.util as u; print("randomly" if u.find_spec("pytest_randomly") else "random-order" if u.find_spec("random_order") else "")';
-  const choice = setup.kind.run(`python -c ${shellQuote(code)}`, ctx, install);
-  const r = await ctx.sandbox.exec({ argv: choice.argv, cwd: ctx.projectDir, env: choice.env, timeoutMs: 60_000, network: false });
-  const found = r.stdout.trim();
-  return found === 'randomly' || found === 'random-order' ? { pytestShuffle: found } : {};
+/** A command's output as the tests would run it, without the network (a probe of what the install holds). */
+async function probe(setup: RunSetup, ctx: AuditContext, install: InstallResult, command: string): Promise<string> {
+  const choice = setup.kind.run(command, ctx, install);
+  return (await ctx.sandbox.exec({ argv: choice.argv, cwd: ctx.projectDir, env: choice.env, timeoutMs: 60_000, network: false })).stdout;
 }

@@ -8,14 +8,16 @@ import type { TracerChoice } from '../trace/index.js';
 import { wilsonInterval } from '../metrics/stats.js';
 import { attribute, DEFAULT_ATTRIBUTION } from './attribute.js';
 import { differences, median, quantile, reproductionRate, verdictOf } from './compare.js';
-import { startDatedIndex, type DatedIndex } from './dated-index.js';
 import { randomInt } from 'node:crypto';
 import { DEFAULT_LOCALE, DEFAULT_TIMEZONE, drawnSeeds, SHIM_FACTORS, shapeOf, type FactorContext, type RunShape } from './factors.js';
-import { freshRun, type EnvironmentFacts, type RunSetup } from './fresh-run.js';
+import type { DatedInstall, EnvironmentFacts } from '../ecosystems/repro-facts.js';
+import { freshRun, type RunSetup } from './fresh-run.js';
 import { InstallTemplates } from './install-template.js';
-import { detectKind } from './kinds.js';
+import { detectKind, type ProjectKind } from './kinds.js';
 import { detectRunner } from './outcomes/runners.js';
 import { readReferenceFile } from './reference.js';
+import { checkRuntime } from './runtime-check.js';
+import { missingToolError, testToolNote, testToolPlan } from './test-tools.js';
 import { FACTORS, type FactorId, type Outcome, type Reference, type ReferenceEnvironment, type ReproReport, type RunRecord, type ShimSummary } from './types.js';
 
 export interface ReproOptions {
@@ -49,19 +51,26 @@ export interface ReproOptions {
   onRun?(run: RunRecord): Promise<void>;
   /** Every run installs fresh (--fresh-installs) instead of sharing one install among the runs that only change the run's environment. */
   freshInstalls?: boolean;
+  /** Commands that install the test tools after the project's install (--install); absent: the ones the ecosystem detects. */
+  install?: readonly string[];
+  /** Whether the test tools the ecosystem detects are installed (default true; --no-test-deps). */
+  testDependencies?: boolean;
   /** Draws the seeds of the factors random by default (tests give their own); absent: a random 31-bit seed. */
   drawSeed?: () => number;
 }
 
 export const REPRO_SCHEMA_VERSION = 1;
 
-/** Dated package indexes, one per date, started when a run first needs one. */
-class DatedIndexes {
-  private readonly open = new Map<string, Promise<DatedIndex>>();
-  url = async (date: string): Promise<string> => {
+/** The ecosystem's dated installs (pip's dated index), one per date, started when a run first needs one. */
+class DatedInstalls {
+  private readonly open = new Map<string, Promise<DatedInstall>>();
+  constructor(private readonly kind: ProjectKind) {}
+  get = (date: string): Promise<DatedInstall> => {
+    const resolution = this.kind.datedResolution;
+    if (!resolution.supported) throw new Error(`${this.kind.id} has no dated resolution`);
     let p = this.open.get(date);
-    if (!p) this.open.set(date, (p = startDatedIndex(new Date(date))));
-    return (await p).url;
+    if (!p) this.open.set(date, (p = resolution.start(new Date(date))));
+    return p;
   };
   async close(): Promise<void> {
     await Promise.all([...this.open.values()].map(async (p) => (await p).close()));
@@ -114,6 +123,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   if (opts.trials !== undefined && (!Number.isInteger(opts.trials) || opts.trials < 1)) throw new UsageError(`--trials must be a whole number of runs, at least 1 (not ${opts.trials})`);
   const dir = await checkProjectDir(opts.dir, 'to reproduce');
   const kind = await detectKind(dir, opts.ecosystem);
+  await checkRuntime(kind, dir, resolveBackend(opts.backend).backend, opts.progress);
   const runner = opts.command === undefined ? undefined : await detectRunner(opts.command, dir);
   const fileRef = opts.reference ?? (opts.referenceFile ? { ...(await readReferenceFile(opts.referenceFile)), path: opts.referenceFile } : undefined);
   const referenceDate = fileRef?.recordedAt ?? opts.asOf ?? new Date();
@@ -121,8 +131,11 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
   const notes: string[] = [];
   if (opts.command === undefined) notes.push('the project\'s entry point was run, as the audit runs it: outcomes compare the exit status only');
   else if (!runner) notes.push('the command\'s test runner is not one envproof reads (pytest, Jest, Vitest, node --test, go test, Maven Surefire, ctest): outcomes compare the exit status only');
-  if (!opts.freshInstalls && !kind.installReuse.supported) notes.push(`every run installed fresh: ${kind.installReuse.why}`);
-  const indexes = new DatedIndexes();
+  if (!opts.freshInstalls && kind.installNotShared !== undefined) notes.push(`every run installed fresh: ${kind.installNotShared}`);
+  const tools = opts.command === undefined ? { commands: [], sources: [], detected: [] } : await testToolPlan(kind, dir, opts.install ?? [], opts.testDependencies !== false);
+  const toolNote = testToolNote(tools);
+  if (toolNote) notes.push(toolNote);
+  const indexes = new DatedInstalls(kind);
   const installs = opts.freshInstalls ? undefined : new InstallTemplates<EnvironmentFacts>();
   const setup: RunSetup = {
     projectDir: dir,
@@ -132,10 +145,11 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     ...(opts.tracer ? { tracer: opts.tracer } : {}),
     backend: opts.backend,
     systemPackages: opts.systemPackages ?? [],
+    testInstalls: tools.commands,
     timeoutMs: opts.timeoutSec * 1000,
     installTimeoutMs: installTimeoutMs(opts),
     progress: opts.progress,
-    datedIndexUrl: indexes.url,
+    datedInstall: indexes.get,
     ...(installs ? { installs } : {}),
   };
   const drawSeed = opts.drawSeed ?? (() => randomInt(1, 2 ** 31));
@@ -149,8 +163,8 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     index,
     referenceDate,
     now,
-    ...(runner ? { runner: runner.runner } : {}),
-    ...facts,
+    ...(runner && kind.testOrder[runner.runner] ? { order: kind.testOrder[runner.runner] } : {}),
+    facts,
     datedResolution: kind.datedResolution,
     randomByDefault: kind.randomByDefault,
     draw,
@@ -190,6 +204,8 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
       // The default environment (its random factors drawn and recorded); with --as-of, dependencies as they resolved then.
       const refRun = await record('reference', 'reference run', (facts) => shapeOf([], opts.asOf ? ['dependency-drift'] : [], context(0, facts)));
       referenceSeeds = drawnSeeds(refRun.variation);
+      const missing = missingToolError(refRun.outcome, command, tools, kind.missingTool);
+      if (missing) throw missing;
       // Its install (now the shared live one) resolved the dependencies as of the reference date.
       if (!opts.asOf && refRun.install === 'fresh' && refRun.outcome.status !== 'install-failed') setup.liveInstalledAt = referenceDate.toISOString();
       if (refRun.outcome.status === 'not-started') {

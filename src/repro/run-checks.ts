@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AuditContext, InstallResult } from '../ecosystems/types.js';
 import type { ExecResult } from '../sandbox/types.js';
-import type { RunShape } from './factors.js';
+import { faketimeAt, type RunShape } from './factors.js';
 import type { ProjectKind } from './kinds.js';
 import type { FactorId, FactorSetting } from './types.js';
 
@@ -23,15 +23,27 @@ function probedMs(r: ExecResult): number | undefined {
 
 const CLOCK_TOLERANCE_MS = 2 * 86_400_000;
 
-/** Runs the runtime's clock probe under the run's libfaketime settings; marks the clock not applied when it did not move. */
-export async function checkClock(kind: ProjectKind, ctx: AuditContext, install: InstallResult, shape: RunShape, exec: ShapedExec): Promise<void> {
+/** The probe's pin for a run whose own clock is near the present: 2001-09-09 01:46:40 UTC (10^9 s), far from any present. */
+export const FAR_PIN = new Date(1_000_000_000_000);
+
+/**
+ * Runs the runtime's clock probe under the run's libfaketime settings; marks the clock not applied when it did not
+ * move. A clock pinned near the present (the reference taken now) would read the same whether libfaketime reached
+ * the runtime or not, so such a run's probe is pinned at FAR_PIN instead, with the same libfaketime.
+ */
+export async function checkClock(kind: ProjectKind, ctx: AuditContext, install: InstallResult, shape: RunShape, exec: ShapedExec, now = Date.now()): Promise<void> {
   const clock = shape.clock!;
-  const seen = probedMs(await exec(kind.run(await kind.clockProbe(ctx), ctx, install).argv));
+  const near = Math.abs(clock.expectMs - now) <= CLOCK_TOLERANCE_MS;
+  const probe = kind.run(await kind.clockProbe(ctx), ctx, install).argv;
+  // The run's prefix sets FAKETIME first; this `env` sets it again for the probe alone.
+  const seen = probedMs(await exec(near ? ['env', `FAKETIME=${faketimeAt(FAR_PIN)}`, ...probe] : probe));
+  const expectMs = near ? FAR_PIN.getTime() : clock.expectMs;
   if (seen === undefined) {
-    notApplied(shape, 'clock', `the ${kind.id} clock probe printed no time, so the shift could not be checked`);
-  } else if (Math.abs(seen - clock.expectMs) > CLOCK_TOLERANCE_MS) {
+    notApplied(shape, 'clock', `the ${kind.id} clock probe printed no time, so the clock could not be checked`);
+  } else if (Math.abs(seen - expectMs) > CLOCK_TOLERANCE_MS) {
     const read = new Date(seen).toISOString();
-    notApplied(shape, 'clock', `libfaketime did not shift the ${kind.id} runtime's clock (it read ${read})${kind.clockLimit ? `: ${kind.clockLimit}` : ''}`);
+    const asked = near ? `a probe pinned at ${FAR_PIN.toISOString()} read ${read}` : `it read ${read}`;
+    notApplied(shape, 'clock', `libfaketime did not reach the ${kind.id} runtime's clock (${asked})${kind.clockLimit ? `: ${kind.clockLimit}` : ''}`);
   }
 }
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SKIP_REASONS, type Dependency } from '../../src/core/types.js';
+import { FACTORS } from '../../src/repro/types.js';
 import type { DependencyColumn, FailurePattern } from '../../src/ecosystems/facts.js';
 import { ecosystems, skippedDirs } from '../../src/ecosystems/index.js';
 import { runCommandFromReadme } from '../../src/audit/readme-run.js';
@@ -37,6 +38,8 @@ describe('the ecosystem registry', () => {
     assert.equal(new Set(manifests).size, manifests.length, 'a manifest file names one ecosystem');
     const dirs = ecosystems().flatMap((e) => e.caches.dirs);
     assert.equal(new Set(dirs).size, dirs.length, 'a cache directory belongs to one ecosystem');
+    const runners = ecosystems().flatMap((e) => Object.keys(e.repro?.testOrder ?? {}));
+    assert.equal(new Set(runners).size, runners.length, "a test runner's shuffle is one ecosystem's fact");
   });
 });
 
@@ -128,6 +131,29 @@ for (const module of ecosystems()) {
           assert.doesNotMatch(name, /_/);
         }
       }
+    });
+
+    it("states repro's facts in the repro part's shape, or has none (repro then refuses it as not supported)", async () => {
+      const repro = module.repro;
+      if (!repro) return;
+      assert.equal(typeof repro.clockProbe, 'function');
+      assert.equal(typeof repro.cpuProbe, 'function');
+      if (repro.clockLimit !== undefined) assert.ok(repro.clockLimit.trim() !== '');
+      const dated = repro.datedResolution;
+      assert.ok(dated.supported ? typeof dated.start === 'function' : dated.why.trim() !== '', 'dated resolution: how, or why there is none');
+      for (const f of repro.randomByDefault) assert.ok((FACTORS as readonly string[]).includes(f), `random by default: ${f}`);
+      for (const [runner, order] of Object.entries(repro.testOrder)) {
+        const shuffled = order!.shuffled(42, {});
+        if ('why' in shuffled) assert.ok(shuffled.why.trim() !== '', `${runner}: why it cannot shuffle`);
+        else assert.ok(shuffled.label !== '' && JSON.stringify(shuffled.options).includes('42'), `${runner}: the seed reaches the runner`);
+      }
+      const required = await repro.runtimeRequirement?.(dir);
+      if (required) {
+        assert.ok(module.prompt.promise.some((t) => t.check === required.tool), `${required.source} is checked against a promised tool, not ${required.tool}`);
+        assert.ok(required.range.trim() !== '' && required.source.trim() !== '');
+      }
+      for (const d of (await repro.testDependencies?.(dir)) ?? []) assert.ok(d.command.trim() !== '' && d.source.trim() !== '');
+      if (repro.missingTool) assert.ok(new RegExp(`${repro.missingTool.source}|`).exec('')!.length > 1, 'the missing tool is the pattern\'s group 1');
     });
 
     it('lets a README run section show its setup commands before the run command', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { runCli } from '../helpers/cli.js';
+import { NODE_RUNTIME } from '../../src/ecosystems/javascript/node-runtime.js';
 import { FIXTURES } from './helpers.js';
 
 describe('envproof repro (CLI)', () => {
@@ -29,6 +30,14 @@ describe('envproof repro (CLI)', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /verdict reproducible {3}rate 1\.00, 1\/1 \[0\.21, 1\.00\] re-runs match/);
     assert.match(r.stdout, /rerun +pass +yes .*umask 077/);
+  });
+
+  test('a project asking for a newer Node than the environment has is refused before the first run, exit 2', () => {
+    const r = runCli(['repro', path.join(FIXTURES, 'needs-node22'), '--cmd', 'npm test', '--k', '1', '-q']);
+    assert.equal(r.status, 2, r.stderr);
+    // The environment's Node is the provision the recipe pins.
+    assert.match(r.stderr, new RegExp(`envproof: the project asks for node >=22 \\(package\\.json engines\\.node\\), and the javascript environment has node ${NODE_RUNTIME.node.version.replace(/\./g, '\\.')}\n`));
+    assert.doesNotMatch(r.stderr, /fresh install|at .*\.ts:\d+/);
   });
 
   test('a command that does not exist: a clear error, exit 2', () => {

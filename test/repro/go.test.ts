@@ -44,12 +44,17 @@ describe('repro: Go fixtures (go test -json), one per cause', () => {
   });
 
   test('a date-dependent test: libfaketime cannot shift Go\'s clock, and the report says so', async () => {
-    const r = await reproFixture('go-clock', 'go test ./...', ['clock']);
+    const r = await reproFixture('go-clock', 'go test ./...', ['clock'], { shim: true });
     const clock = settingOf(r, 'rerun', 'clock');
     assert.equal(clock?.applied, false);
     assert.match(clock?.note ?? '', /vDSO/);
     // The shift never took effect, so nothing varied: the re-run reproduces, and the clock is no cause.
     assert.equal(r.verdict, 'reproducible');
+    // Pinned at the reference's date (now), the clock reads the same whether pinned or not: the probe's own pin, far from now, shows it was not.
+    const pinned = r.shim!.runs[0]!.variation.find((s) => s.factor === 'clock');
+    assert.deepEqual([pinned?.mode, pinned?.applied], ['pinned', false]);
+    assert.match(pinned?.note ?? '', /a probe pinned at 2001-09-09T01:46:40\.000Z read 20\d\d-.*vDSO/);
+    assert.ok(r.shim!.pins.some((p) => p.startsWith('clock: not pinned')), r.shim!.pins.join('; '));
   });
 
   test('dependency drift: Go resolves the same on any date, and the report says why', async () => {

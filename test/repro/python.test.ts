@@ -80,6 +80,19 @@ describe('repro: Python fixtures, one per cause, each attributed', () => {
     assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
   });
 
+  test('test tools only in requirements-test.txt: installed in every run after the project, and the report says so', async () => {
+    const r = await reproFixture('py-test-deps', 'pytest -q', ['umask']);
+    assert.deepEqual([r.verdict, r.reference.outcome.tests], ['reproducible', { 'test_words::test_words': 'passed' }]);
+    assert.ok(r.notes.some((n) => n.includes('`pip install -r requirements-test.txt` (found: requirements-test.txt')), r.notes.join('\n'));
+  });
+
+  test('without them (--no-test-deps), the missing tool is named with the option that installs it: exit 2', () => {
+    const r = runCli(['repro', path.join(FIXTURES, 'py-test-deps'), '--cmd', 'pytest -q', '--k', '1', '--vary', 'umask', '--no-test-deps', '-q']);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /envproof: the test command needs pytest, which the fresh environment does not have: pytest -q\n.*--install "pip install -r requirements-test\.txt" \(found: requirements-test\.txt\)/);
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
+  });
+
   test('a dependency range that resolves differently by date (the dated index)', async () => {
     const r = await reproFixture('py-drift', 'pytest -q', ['dependency-drift'], { asOf: new Date('2022-06-01T00:00:00Z') });
     assert.equal(r.reference.outcome.status, 'pass', JSON.stringify(r.runs[0]));

@@ -8,7 +8,7 @@ import { attribute, rateText } from '../../src/repro/attribute.js';
 import { attributionOrder, shimRuns } from '../../src/repro/repro.js';
 import { fisherExact } from '../../src/metrics/stats.js';
 import { differences, median, reproductionRate, verdictOf } from '../../src/repro/compare.js';
-import { datedPage } from '../../src/repro/dated-index.js';
+import { datedPage } from '../../src/ecosystems/python/dated-index.js';
 import { drawnSeeds, shapeOf, type FactorContext } from '../../src/repro/factors.js';
 import { parseGoTestJson } from '../../src/repro/outcomes/go-json.js';
 import { parseJestJson } from '../../src/repro/outcomes/jest-json.js';
@@ -16,7 +16,13 @@ import { parseJunitXml } from '../../src/repro/outcomes/junit.js';
 import { parseNodeTap } from '../../src/repro/outcomes/node-tap.js';
 import { detectRunner, withRunnerArgs } from '../../src/repro/outcomes/runners.js';
 import { readReferenceFile } from '../../src/repro/reference.js';
-import type { FactorId, RunRecord } from '../../src/repro/types.js';
+import type { FactorId, RunnerId, RunRecord } from '../../src/repro/types.js';
+import type { EcosystemId } from '../../src/core/types.js';
+import { ecosystem } from '../../src/ecosystems/index.js';
+import { UsageError } from '../../src/core/errors.js';
+import { kindOf, type ProjectKind } from '../../src/repro/kinds.js';
+import { checkClock } from '../../src/repro/run-checks.js';
+import type { AuditContext, InstallResult } from '../../src/ecosystems/types.js';
 
 describe('repro outcome parsers', () => {
   test('JUnit XML (pytest, Surefire, ctest): failure and error fail, skipped skips, nested suites', () => {
@@ -252,7 +258,8 @@ describe('repro comparison, verdicts and attribution', () => {
 });
 
 describe('repro factors', () => {
-  const ctx: FactorContext = { index: 0, referenceDate: new Date('2024-03-01T12:00:00Z'), now: new Date('2026-01-01T00:00:00Z'), runner: 'jest', datedResolution: { supported: true } };
+  const order = (id: EcosystemId, runner: RunnerId) => ecosystem(id).repro!.testOrder[runner]!;
+  const ctx: FactorContext = { index: 0, referenceDate: new Date('2024-03-01T12:00:00Z'), now: new Date('2026-01-01T00:00:00Z'), order: order('javascript', 'jest'), datedResolution: { supported: true } };
 
   test('varied and pinned values, each recorded', () => {
     const shape = shapeOf(['timezone', 'test-order', 'clock'], ['locale', 'network', 'dependency-drift', 'timezone'], ctx);
@@ -276,7 +283,7 @@ describe('repro factors', () => {
 
   test('factors random by default are drawn and recorded; pinned they replay the reference, varied they take the explained re-run', () => {
     const draws = [7, 8];
-    const py: FactorContext = { ...ctx, runner: 'pytest', pytestShuffle: 'randomly', randomByDefault: ['hash-seed'], draw: () => draws.shift()! };
+    const py: FactorContext = { ...ctx, order: order('python', 'pytest'), facts: { shuffler: 'randomly' }, randomByDefault: ['hash-seed'], draw: () => draws.shift()! };
     const drawn = shapeOf([], [], py);
     assert.deepEqual([drawn.env.PYTHONHASHSEED, drawn.pytestOptions], ['7', ['-p randomly --randomly-seed=8']]);
     assert.deepEqual(drawnSeeds(drawn.settings), { 'hash-seed': 7, 'test-order': 8 });
@@ -301,8 +308,10 @@ describe('repro factors', () => {
 
   test('the pinned clock starts at the reference date; a runner without a shuffle says so', () => {
     assert.equal(shapeOf([], ['clock'], ctx).clock?.faketime, '@2024-03-01 12:00:00');
-    const order = shapeOf(['test-order'], [], { ...ctx, runner: 'node-test' }).settings[0]!;
-    assert.deepEqual([order.applied, order.note], [false, "node --test has no shuffle option in Node 20, the environment's Node"]);
+    const unshuffled = shapeOf(['test-order'], [], { ...ctx, order: order('javascript', 'node-test') }).settings[0]!;
+    const noRunner = shapeOf(['test-order'], [], { ...ctx, order: undefined }).settings[0]!;
+    assert.deepEqual([noRunner.applied, noRunner.note], [false, 'the command\'s test runner is not one envproof knows how to shuffle']);
+    assert.deepEqual([unshuffled.applied, unshuffled.note], [false, "node --test has no shuffle option in Node 20, the environment's Node"]);
   });
 });
 
@@ -410,5 +419,45 @@ describe('repro text report', () => {
       "clock: libfaketime did not shift the go runtime's clock (it read 2026-12-04T18:00:01Z) (in runs 2, 3, 4 and 1 attribution run)",
       'test-order: no shuffle',
     ]);
+  });
+});
+
+describe('repro kinds', () => {
+  test('an ecosystem whose module has no repro part is refused as not supported, by name', () => {
+    const { repro: _, ...go } = ecosystem('go');
+    assert.throws(() => kindOf(go), (err: unknown) => err instanceof UsageError && err.message === 'repro does not support go (Go) yet');
+    assert.equal(kindOf(ecosystem('go')).clockLimit, ecosystem('go').repro!.clockLimit);
+  });
+});
+
+describe('the clock probe', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const ctx = {} as AuditContext;
+  const install = {} as InstallResult;
+  const kind: ProjectKind = { ...kindOf(ecosystem('cpp')), clockLimit: 'no libc', run: (command) => ({ argv: ['/bin/sh', '-c', command], reason: 'test' }) };
+  const factorCtx: FactorContext = { index: 0, referenceDate: new Date(now), now: new Date(now), datedResolution: { supported: true } };
+  /** Checks the clock of `shape` with a runtime that prints `prints` (seconds), recording the probe's argv. */
+  async function check(varied: boolean, prints: number) {
+    const shape = shapeOf(varied ? ['clock'] : [], varied ? [] : ['clock'], factorCtx);
+    const argvs: (readonly string[])[] = [];
+    await checkClock(kind, ctx, install, shape, async (argv) => (argvs.push(argv), { exitCode: 0, signal: null, stdout: `${prints}\n`, stderr: '', durationMs: 1, timedOut: false }), now);
+    return { setting: shape.settings.find((s) => s.factor === 'clock')!, argv: argvs[0]! };
+  }
+
+  test('a clock pinned near the present is probed at a pin far from it, so a runtime libfaketime misses is caught', async () => {
+    const missed = await check(false, now / 1000);
+    assert.deepEqual(missed.argv.slice(0, 2), ['env', 'FAKETIME=@2001-09-09 01:46:40']);
+    assert.equal(missed.setting.applied, false);
+    assert.equal(missed.setting.note, "libfaketime did not reach the cpp runtime's clock (a probe pinned at 2001-09-09T01:46:40.000Z read 2026-01-01T00:00:00.000Z): no libc");
+    const reached = await check(false, 1_000_000_000);
+    assert.deepEqual([reached.setting.applied, reached.setting.note], [true, undefined]);
+  });
+
+  test('a clock shifted far from the present is probed with its own shift', async () => {
+    const missed = await check(true, now / 1000);
+    assert.equal(missed.argv[0], '/bin/sh');
+    assert.equal(missed.setting.applied, false);
+    const reached = await check(true, now / 1000 + 1000 * 86_400);
+    assert.equal(reached.setting.applied, true);
   });
 });

@@ -17,6 +17,7 @@ import { cmakeComponentFacts } from './component-facts.js';
 import { cmakeManifestEditor } from './manifest-edit.js';
 import { cmakeStaticImports } from './static-imports.js';
 import { installTimeoutHint, installTimeoutText } from '../step-limit.js';
+import { cppRepro } from './repro.js';
 
 const STANDARD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -59,6 +60,7 @@ async function cmakeBuild(ctx: AuditContext, install: InstallResult<CmakeInstall
 
 export const cppEcosystem: EcosystemModule<CmakeInstallDetails> = {
   ...cppFacts,
+  repro: cppRepro,
 
   extractDeclared: (projectDir) => extractCmakeDeclared(projectDir),
 

@@ -13,9 +13,11 @@ import { goFacts } from './facts.js';
 import { goInstall } from './install.js';
 import { goManifestEditor } from './manifest-edit.js';
 import { goStaticImports } from './static-imports.js';
+import { goRepro } from './repro.js';
 
 export const goEcosystem: EcosystemModule = {
   ...goFacts,
+  repro: goRepro,
   extractDeclared: extractGoDeclared,
   install: goInstall,
   build: goBuild,

@@ -16,6 +16,7 @@ import { mavenManifestEditor } from './manifest-edit.js';
 import { javaStaticImports } from './static-imports.js';
 import { javaFacts } from './facts.js';
 import { readProjectFile, readProjectFileIfExists } from '../../core/safe-read.js';
+import { javaRepro } from './repro.js';
 
 export { JAVA_ATTRIBUTIONS, javaTracedLayer, type JavaAttribution } from './attribute.js';
 
@@ -55,6 +56,7 @@ export interface MavenInstallDetails {
 
 export const javaEcosystem: EcosystemModule<MavenInstallDetails> = {
   ...javaFacts,
+  repro: javaRepro,
 
   extractDeclared: (projectDir) => extractJavaDeclared(projectDir),
 

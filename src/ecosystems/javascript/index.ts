@@ -8,10 +8,12 @@ import { defaultRun, userRun } from './run.js';
 import { npmComponentFacts } from './component-facts.js';
 import { npmManifestEditor } from './manifest-edit.js';
 import { npmStaticImports } from './static-imports.js';
+import { javascriptRepro } from './repro.js';
 
 /** npm projects: D1 from package.json, D2 from `npm ls`, D3 from files opened under node_modules. */
 export const javascriptEcosystem: EcosystemModule<NpmInstallDetails> = {
   ...javascriptFacts,
+  repro: javascriptRepro,
   extractDeclared,
   install,
   defaultRun: (ctx) => defaultRun(ctx),

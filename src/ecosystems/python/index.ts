@@ -16,6 +16,7 @@ import { pipReportPath, pythonComponentFacts } from './component-facts.js';
 import { pythonManifestEditor } from './manifest-edit.js';
 import { pythonStaticImports } from './static-imports.js';
 import { pythonFacts } from './facts.js';
+import { pythonRepro } from './repro.js';
 
 interface PythonInstallDetails {
   sitePackages: string[];
@@ -98,6 +99,7 @@ async function installedScripts(ctx: AuditContext): Promise<string[]> {
 
 export const pythonEcosystem: EcosystemModule<PythonInstallDetails> = {
   ...pythonFacts,
+  repro: pythonRepro,
 
   extractDeclared: (projectDir) => extractPythonDeclared(projectDir),
 

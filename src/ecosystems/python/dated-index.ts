@@ -6,10 +6,10 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EnvproofError } from '../core/errors.js';
-import { PIP_REGISTRY } from '../ecosystems/python/pip.js';
-import { registryUrl } from '../ecosystems/registry.js';
-import { escapeHtml } from '../report/html-escape.js';
+import { EnvproofError } from '../../core/errors.js';
+import { PIP_REGISTRY } from './pip.js';
+import { registryUrl } from '../registry.js';
+import { escapeHtml } from '../../report/html-escape.js';
 
 interface SimpleFile {
   filename: string;
