@@ -11,14 +11,14 @@ import { isTestFile } from './project-files.js';
 import type { Database, Evidence, VerifierResult, VerifyInput } from './types.js';
 import { readProjectFile } from '../core/safe-read.js';
 
-export const DATABASE_RULES = 'database/1';
+export const DATABASE_RULES = 'database/2';
 
 const LABEL: Record<Database, string> = { postgresql: 'PostgreSQL', sqlite: 'SQLite' };
 
-/** Top-level modules (Python) and packages (npm) that are drivers of one engine. */
+/** Top-level modules (Python) and packages (npm) that are drivers of one engine, or framework plug-ins wrapping one. */
 const DRIVER_MODULES: Record<Database, readonly string[]> = {
-  postgresql: ['psycopg2', 'psycopg', 'asyncpg', 'pg8000', 'pg', 'pg-promise', 'postgres', 'pg-native', '@neondatabase/serverless'],
-  sqlite: ['sqlite3', 'aiosqlite', 'pysqlite2', 'pysqlite3', 'better-sqlite3', 'sqlite', '@libsql/client'],
+  postgresql: ['psycopg2', 'psycopg', 'asyncpg', 'pg8000', 'pg', 'pg-promise', 'postgres', 'pg-native', '@neondatabase/serverless', '@fastify/postgres'],
+  sqlite: ['sqlite3', 'aiosqlite', 'pysqlite2', 'pysqlite3', 'better-sqlite3', 'sqlite', '@libsql/client', 'fastify-sqlite'],
 };
 /** Import paths that name one engine's dialect inside an ORM. */
 const DIALECT_MODULES: Record<Database, RegExp> = {
@@ -27,8 +27,8 @@ const DIALECT_MODULES: Record<Database, RegExp> = {
 };
 /** Distribution names (PEP 503) and npm names in dependency manifests. */
 const PACKAGES: Record<Database, readonly string[]> = {
-  postgresql: ['psycopg2', 'psycopg2-binary', 'psycopg', 'psycopg-binary', 'asyncpg', 'pg8000', 'pg', 'pg-promise', 'postgres', 'pg-native'],
-  sqlite: ['aiosqlite', 'pysqlite3', 'pysqlite3-binary', 'sqlite3', 'better-sqlite3', 'sqlite'],
+  postgresql: ['psycopg2', 'psycopg2-binary', 'psycopg', 'psycopg-binary', 'asyncpg', 'pg8000', 'pg', 'pg-promise', 'postgres', 'pg-native', '@fastify/postgres'],
+  sqlite: ['aiosqlite', 'pysqlite3', 'pysqlite3-binary', 'sqlite3', 'better-sqlite3', 'sqlite', 'fastify-sqlite'],
 };
 const URL: Record<Database, RegExp> = {
   postgresql: /\bpostgres(?:ql)?(?:\+\w+)?:\/\//i,

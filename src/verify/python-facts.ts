@@ -65,6 +65,11 @@ def facts(source):
             bind = [(node.arg, node.annotation)]
         for name, value in bind:
             out["bindings"].append({"name": name, "value": dotted(value), "line": getattr(node, "lineno", 0)})
+        # settings["default"]["ENGINE"] = "...": a string under a key, as in a dict.
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            key, value = literal(node.targets[0].slice), literal(node.value)
+            if key is not None and value is not None:
+                out["keyValues"].append({"key": key, "value": value, "line": node.lineno})
         if isinstance(node, ast.Import):
             for a in node.names:
                 out["imports"].append({"spec": a.name, "line": node.lineno, "level": 0, "names": []})

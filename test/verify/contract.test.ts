@@ -80,13 +80,19 @@ test('a status assertion accepts exactly the statuses the document lists for the
   assert.deepEqual(acceptedStatuses(narrowed, step('current-user-anonymous')), [401]);
 
   // A real server that answers 422 to every request: the anonymous reads pass their status, nothing else does.
-  const server = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(422, { 'content-type': 'application/json' }).end('{"errors":{"body":["no"]}}')));
+  const server = http.createServer((req, res) => req.resume().on('end', () => setTimeout(() => res.writeHead(422, { 'content-type': 'application/json' }).end('{"errors":{"body":["no"]}}'), 5)));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
     const passed = (run: Awaited<ReturnType<typeof runContractSuite>>) => run.assertions.filter((a) => a.passed).map((a) => a.id);
     const statusOnly = (ids: string[]) => ids.filter((id) => id.endsWith('.status'));
-    assert.deepEqual(statusOnly(passed(await runContractSuite(base, contract))), ['register-duplicate.status', 'login-wrong-password.status', 'current-user-anonymous.status', 'create-article-anonymous.status', 'feed-anonymous.status']);
+    const t = performance.now();
+    const run = await runContractSuite(base, contract);
+    const wall = performance.now() - t;
+    assert.deepEqual(statusOnly(passed(run)), ['register-duplicate.status', 'login-wrong-password.status', 'current-user-anonymous.status', 'create-article-anonymous.status', 'feed-anonymous.status']);
+    // The suite's own time spans its requests (each answered after 5 ms) and lies within the caller's.
+    const requestsMs = run.requests.reduce((sum, r) => sum + r.durationMs, 0);
+    assert.ok(requestsMs >= 5 * run.requests.filter((r) => r.status).length && run.durationMs >= requestsMs - run.requests.length && run.durationMs <= wall + 1, `${run.durationMs} ms, requests ${requestsMs} ms, wall ${wall} ms`);
     const narrowRun = await runContractSuite(base, narrowed);
     assert.equal(narrowRun.assertions.find((a) => a.id === 'current-user-anonymous.status')!.message, 'expected 401, got 422');
   } finally {

@@ -21,7 +21,12 @@ export function writeTree(files: Record<string, string>): string {
 export type Edit = { file: string; from: string; to: string };
 
 /** Reference servers that share another's domain layers: the base's tree is laid first, their own over it. */
-const REFERENCE_BASES: Record<string, string> = { 'fastapi-sqlalchemy': 'flask-sqlalchemy', 'koa-sequelize': 'express-sequelize' };
+const REFERENCE_BASES: Record<string, string> = {
+  'fastapi-sqlalchemy': 'flask-sqlalchemy',
+  'django-sqlalchemy': 'flask-sqlalchemy',
+  'koa-sequelize': 'express-sequelize',
+  'fastify-sequelize': 'express-sequelize',
+};
 
 /**
  * A reference server as a tree: its common files plus one database's overlay (`<name>/common`, `<name>/<db>`),

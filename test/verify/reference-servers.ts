@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { evaluateBackend, type Evaluation } from '../../src/verify/evaluate.js';
+import { verifyProject } from '../../src/verify/verify.js';
 import type { Database, Orm } from '../../src/verify/types.js';
 import { COLLECTION, expectedPostmanTotal, referenceServer, SPEC } from './helpers.js';
+
+const ALL_HOLD = [['architecture', true, undefined], ['database', true, undefined], ['orm', true, true]];
 
 export interface ReferenceServer {
   /** The fixture under fixtures/ (with its database variant). */
@@ -39,8 +42,15 @@ export function assertReferencePasses(e: Evaluation, traced: readonly string[]):
   assert.equal(e.contract?.total, 107);
   assert.equal(e.postman?.total, postmanTotal);
   assert.equal(e.postman?.passed, postmanTotal, JSON.stringify(e.postman?.assertions.filter((a) => !a.passed).slice(0, 5)));
-  assert.deepEqual(e.verifiers?.verifiers.map((v) => [v.name, v.passed, v.strict?.passed]), [['architecture', true, undefined], ['database', true, undefined], ['orm', true, true]]);
+  assert.deepEqual(e.verifiers?.verifiers.map((v) => [v.name, v.passed, v.strict?.passed]), ALL_HOLD);
   assert.equal(e.passed, true);
   const loaded = e.environment!.layers.traced!.map((d) => d.name);
   for (const name of traced) assert.ok(loaded.includes(name), `${name} was loaded while serving: ${loaded.join(', ')}`);
+}
+
+/** A database variant the tests do not serve, verified statically: every verifier holds, the database on `evidence` (`file:line`). */
+export async function assertVerifiersHold(server: ReferenceServer, database: Database, evidence: readonly string[]): Promise<void> {
+  const report = await verifyProject(referenceServer(server.name, database), { architecture: 'clean', database, orm: server.orm });
+  assert.deepEqual(report.verifiers.map((v) => [v.name, v.passed, v.strict?.passed]), ALL_HOLD);
+  assert.deepEqual(report.verifiers.find((v) => v.name === 'database')!.evidence.map((x) => `${x.file}:${x.line}`).sort(), [...evidence].sort());
 }

@@ -119,7 +119,7 @@ test('envproof verify: JSON shape and exit codes 0, 1, 2', () => {
   assert.equal(report.schemaVersion, 1);
   assert.deepEqual(report.verifiers.map((v: VerifierResult) => [v.name, v.passed, v.rules]), [
     ['architecture', true, 'architecture/1'],
-    ['database', true, 'database/1'],
+    ['database', true, 'database/2'],
     ['orm', true, 'orm/paper-1'],
   ]);
   for (const v of report.verifiers) for (const e of v.evidence) assert.deepEqual(Object.keys(e).sort(), ['file', 'line', 'message']);

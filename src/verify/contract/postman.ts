@@ -16,6 +16,8 @@ export interface PostmanRun {
   suite: 'postman';
   passed: number;
   total: number;
+  /** Newman's whole run, from its start to its end. */
+  durationMs: number;
   assertions: AssertionResult[];
   requests: RequestRecord[];
   /** Test scripts that threw (e.g. on a body that is not JSON): all their assertions are failed. */
@@ -26,6 +28,7 @@ export interface PostmanRun {
 
 /** Runs the collection against `baseUrl` (the collection's `{{APIURL}}`), with a fresh user for this run. */
 export async function runPostman(collection: unknown, baseUrl: string, timeoutMs: number): Promise<PostmanRun> {
+  const started = performance.now();
   const tag = randomBytes(4).toString('hex');
   const environment = {
     name: 'envproof',
@@ -67,5 +70,6 @@ export async function runPostman(collection: unknown, baseUrl: string, timeoutMs
     lost += owed;
   });
   const scriptErrors = thrown.map((f) => `${f.source?.name ?? '?'}: ${f.error.name ?? 'Error'}: ${f.error.message ?? ''}`);
-  return { suite: 'postman', passed: assertions.filter((a) => a.passed).length, total: assertions.length, assertions, requests, scriptErrors, lostToScriptErrors: lost };
+  const durationMs = Math.round(performance.now() - started);
+  return { suite: 'postman', passed: assertions.filter((a) => a.passed).length, total: assertions.length, durationMs, assertions, requests, scriptErrors, lostToScriptErrors: lost };
 }

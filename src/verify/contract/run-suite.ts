@@ -28,6 +28,8 @@ export interface SuiteRun {
   suite: 'envproof-conduit';
   passed: number;
   total: number;
+  /** The whole suite's time, from its first request to its last answer. */
+  durationMs: number;
   assertions: AssertionResult[];
   requests: RequestRecord[];
 }
@@ -78,6 +80,7 @@ function failAll(contract: OpenApiContract, step: StepSpec, message: string): As
 
 /** `baseUrl` ends with the API prefix, e.g. `http://127.0.0.1:8080/api`. */
 export async function runContractSuite(baseUrl: string, contract: OpenApiContract, suite: readonly StepSpec[] = CONDUIT_SUITE): Promise<SuiteRun> {
+  const started = performance.now();
   const ctx = newContext();
   const assertions: AssertionResult[] = [];
   const requests: RequestRecord[] = [];
@@ -130,7 +133,8 @@ export async function runContractSuite(baseUrl: string, contract: OpenApiContrac
     // A success with another code than the document's still carries usable state (a token, a slug).
     if (res.status >= 200 && res.status < 300) step.learn?.(res, ctx);
   }
-  return { suite: 'envproof-conduit', passed: assertions.filter((a) => a.passed).length, total: assertions.length, assertions, requests };
+  const durationMs = Math.round(performance.now() - started);
+  return { suite: 'envproof-conduit', passed: assertions.filter((a) => a.passed).length, total: assertions.length, durationMs, assertions, requests };
 }
 
 function checkSchema(contract: OpenApiContract, step: StepSpec, res: Response): true | string {
