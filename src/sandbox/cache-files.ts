@@ -28,7 +28,13 @@ async function makeDirs(top: string, dir: string, uid: number | undefined): Prom
   const missing: string[] = [];
   for (let d = dir; d !== top && d.startsWith(`${top}/`) && !existsSync(d); d = path.dirname(d)) missing.unshift(d);
   for (const d of missing) {
-    await mkdir(d);
+    try {
+      await mkdir(d);
+    } catch (err) {
+      // Another publisher (of a file beside this one, or another audit's) made it in the meantime.
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && (await lstat(d)).isDirectory()) continue;
+      throw err;
+    }
     if (uid !== undefined) await chown(d, uid, uid);
   }
 }

@@ -49,6 +49,29 @@ async function audit(fixture: string, args: string[], edit?: (dir: string) => Pr
   return { dir, status: r.status, report, reportFile };
 }
 
+const NUMPY_MAIN = 'import pandas as pd\nimport numpy as np\n\nprint(pd.Series(np.arange(3)).sum())\n';
+
+/**
+ * Every audit of this file, started together before the first test (each mostly waits on its install) and awaited
+ * by the describe that checks it.
+ */
+const AUDITS = {
+  pandas: () => audit('py-pandas', []),
+  pandasWithNumpy: () => audit('py-pandas', [], (dir) => writeFile(path.join(dir, 'main.py'), NUMPY_MAIN)),
+  missing: () => audit('py-missing', ['--run', 'python cli.py']),
+  discovery: () => audit('py-discovery', []),
+  serviceProviders: () => audit('../../ecosystems/java/fixtures/service-providers', ['--run', 'java demo.App']),
+};
+const started = new Map<keyof typeof AUDITS, Promise<Audited>>();
+before(() => {
+  for (const [name, start] of Object.entries(AUDITS) as [keyof typeof AUDITS, () => Promise<Audited>][]) {
+    const p = start();
+    p.catch(() => {}); // its describe awaits it and fails with its error; not an unhandled rejection meanwhile
+    started.set(name, p);
+  }
+});
+const audited = (name: keyof typeof AUDITS) => started.get(name)!;
+
 const byName = (a: Audited, kind: string) => Object.fromEntries(a.report.findings.filter((f: any) => f.kind === kind).map((f: any) => [f.name, f]));
 
 async function sarifOf(a: Audited): Promise<any> {
@@ -63,8 +86,7 @@ describe('hidden: imported by the code, or loaded through other packages', () =>
   let only: Audited;
   let withNumpy: Audited;
   before(async () => {
-    only = await audit('py-pandas', []);
-    withNumpy = await audit('py-pandas', [], (dir) => writeFile(path.join(dir, 'main.py'), 'import pandas as pd\nimport numpy as np\n\nprint(pd.Series(np.arange(3)).sum())\n'));
+    [only, withNumpy] = await Promise.all([audited('pandas'), audited('pandasWithNumpy')]);
   });
 
   it('keeps the paper\'s hidden set (D3 \\ D1) and its rate', () => {
@@ -140,7 +162,7 @@ describe('hidden: imported by the code, or loaded through other packages', () =>
 describe('missing: imported by the code, provided by no installed package', () => {
   let a: Audited;
   before(async () => {
-    a = await audit('py-missing', ['--run', 'python cli.py']);
+    a = await audited('missing');
   });
 
   it('reports httpx at llm_like/models.py:2 with the run\'s own error line, and fails', () => {
@@ -186,7 +208,7 @@ describe('missing: imported by the code, provided by no installed package', () =
 describe('discovery: loaded by an entry point or python -m, not by import', () => {
   let a: Audited;
   before(async () => {
-    a = await audit('py-discovery', []);
+    a = await audited('discovery');
   });
 
   it('keeps the pytest11 plug-in and the module run with python -m, saying which rule decided', () => {
@@ -221,7 +243,7 @@ describe('discovery: loaded by an entry point or python -m, not by import', () =
 describe('discovery: Java service providers, not imported', () => {
   let a: Audited;
   before(async () => {
-    a = await audit('../../ecosystems/java/fixtures/service-providers', ['--run', 'java demo.App']);
+    a = await audited('serviceProviders');
   });
 
   it('keeps the ImageIO plug-in and the slf4j provider (META-INF/services), and still removes commons-lang3', async () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliAsync } from '../helpers/cli.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 
@@ -12,8 +12,8 @@ interface Json {
   [k: string]: any;
 }
 
-function audit(fixture: string, ...extra: string[]): { status: number | null; report: Json; stderr: string } {
-  const r = runCli(['audit', path.join(FIXTURES, fixture), '--json', '--sandbox', 'host', ...extra]);
+async function audit(fixture: string, ...extra: string[]): Promise<{ status: number | null; report: Json; stderr: string }> {
+  const r = await runCliAsync(['audit', path.join(FIXTURES, fixture), '--json', '--sandbox', 'host', ...extra]);
   let report: Json = {};
   try {
     report = JSON.parse(r.stdout);
@@ -40,9 +40,10 @@ function runningWithArgument(arg: string): number[] {
 
 const names = (layer: { name: string }[]) => layer.map((d) => d.name).sort();
 
-describe('python audit (real pip, real strace)', { concurrency: false }, () => {
-  test('import name differs from distribution; unused and lazily imported packages are phantom', () => {
-    const { status, report } = audit('py-yaml-lazy');
+// The audits run at once: each has its own work directory, and each waits mostly on pip.
+describe('python audit (real pip, real strace)', { concurrency: true }, () => {
+  test('import name differs from distribution; unused and lazily imported packages are phantom', async () => {
+    const { status, report } = await audit('py-yaml-lazy');
     assert.equal(report.schemaVersion, 1);
     assert.equal(report.ecosystem, 'python');
     // PyYAML is imported as "yaml"; tabulate is never imported; colorama only on the --colour path.
@@ -61,15 +62,15 @@ describe('python audit (real pip, real strace)', { concurrency: false }, () => {
     assert.equal(status, 1, 'phantom dependencies are findings');
   });
 
-  test('the lazy import is traced when the run takes its path', () => {
-    const { report } = audit('py-yaml-lazy', '--run', 'python main.py --colour');
+  test('the lazy import is traced when the run takes its path', async () => {
+    const { report } = await audit('py-yaml-lazy', '--run', 'python main.py --colour');
     assert.deepEqual(names(report.layers.traced), ['colorama', 'pyyaml']);
     assert.equal(report.run.reason, '--run');
     assert.deepEqual(report.gaps.phantom, ['tabulate']);
   });
 
-  test('the paper worked example: pandas alone installs six packages (inflation 6.0)', () => {
-    const { report } = audit('py-pandas', '--keep');
+  test('the paper worked example: pandas alone installs six packages (inflation 6.0)', async () => {
+    const { report } = await audit('py-pandas', '--keep');
     try {
       assert.deepEqual(names(report.layers.declared), ['pandas']);
       assert.deepEqual(report.otherDeclared.constraints?.length, 6, 'constraints are reported, not declared');
@@ -102,8 +103,8 @@ describe('python audit (real pip, real strace)', { concurrency: false }, () => {
     }
   });
 
-  test('a crashing program: layers are still reported and run.success is false', () => {
-    const { status, report } = audit('py-crash');
+  test('a crashing program: layers are still reported and run.success is false', async () => {
+    const { status, report } = await audit('py-crash');
     assert.equal(report.run.success, false);
     assert.equal(report.run.exitCode, 1);
     assert.match(report.run.outputTail, /crashes on purpose/);
@@ -111,10 +112,10 @@ describe('python audit (real pip, real strace)', { concurrency: false }, () => {
     assert.equal(status, 1);
   });
 
-  test('a hanging program is killed at the timeout, with its whole process tree', () => {
+  test('a hanging program is killed at the timeout, with its whole process tree', async () => {
     // A unique sleep duration marks the detached child, so it can be found among the host's processes.
     const marker = `1000.${process.pid}${Date.now() % 100000}`;
-    const { report } = audit('py-hang', '--timeout', '3', '--run', `python main.py ${marker}`);
+    const { report } = await audit('py-hang', '--timeout', '3', '--run', `python main.py ${marker}`);
     assert.equal(report.run.timedOut, true);
     assert.equal(report.run.success, false);
     assert.match(report.run.outputTail, /child started/);
@@ -180,16 +181,16 @@ describe('python audit: bad input', () => {
     assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
   });
 
-  test('a package that does not exist in the registry', () => {
-    const { status, report } = audit('py-missing-package');
+  test('a package that does not exist in the registry', async () => {
+    const { status, report } = await audit('py-missing-package');
     assert.equal(status, 2);
     assert.equal(report.error.step, 'install');
     assert.equal(report.error.class, 'no-such-package');
     assert.match(report.error.message, /envproof-this-package-does-not-exist-7f3a/);
   });
 
-  test('requirements files that include each other in a cycle', () => {
-    const { status, report } = audit('py-include-cycle');
+  test('requirements files that include each other in a cycle', async () => {
+    const { status, report } = await audit('py-include-cycle');
     assert.equal(status, 2);
     assert.match(report.error.message, /cycle \(requirements\.txt -> more\.txt -> requirements\.txt\)/);
     assert.match(report.error.hint, /remove one of the -r lines/);

@@ -108,8 +108,7 @@ describe('outputs: Go', () => {
       assert.deepEqual(report.runs.map((x: any) => x.command), [command]);
       return report.layers.traced.map((d: any) => `${d.name}@${d.version}`).sort();
     };
-    const hello = await tracedAlone('hello');
-    const uid = await tracedAlone('uid');
+    const [hello, uid] = await Promise.all([tracedAlone('hello'), tracedAlone('uid')]);
     assert.deepEqual(hello, [QUOTE, SAMPLER, TEXT].sort());
     assert.deepEqual(uid, [UUID]);
     assert.deepEqual(a.report.layers.traced.map((d: any) => `${d.name}@${d.version}`).sort(), [...hello, ...uid].sort());

@@ -48,7 +48,8 @@ async function hangingServer(): Promise<{ port: number; close(): Promise<void> }
 
 const PY_MAIN = 'print("hello")\n';
 
-describe('whose failure: the registry, or the project', { concurrency: false }, () => {
+// The tests of each describe run at once: each has its own store, agent script and servers, and waits mostly on an install.
+describe('whose failure: the registry, or the project', { concurrency: true }, () => {
   let refused: number;
   let hanging: Awaited<ReturnType<typeof hangingServer>>;
   before(async () => {
@@ -130,7 +131,7 @@ describe('whose failure: the registry, or the project', { concurrency: false }, 
   });
 });
 
-describe('restarts, unknown manifests, sandbox and attribution of envproof run', { concurrency: false }, () => {
+describe('restarts, unknown manifests, sandbox and attribution of envproof run', { concurrency: true }, () => {
   test('a run restarted after infrastructure-failed starts afresh: its abandoned attempts are deleted first', async () => {
     // The model API answers rounds 0 and 1 without any file (the agent's failures, recorded), then is down (503).
     const api = await startFakeLlm([{ json: completion('no files here', 10, 5) }, { json: completion('still none', 10, 5) }, { status: 503, text: 'down' }]);
@@ -180,7 +181,7 @@ describe('restarts, unknown manifests, sandbox and attribution of envproof run',
   });
 });
 
-describe('compiler configuration is build configuration, not a code bug (real javac and g++)', { concurrency: false }, () => {
+describe('compiler configuration is build configuration, not a code bug (real javac and g++)', { concurrency: true }, () => {
   test('Java: "Source option 5 is no longer supported" (round 0), then an error in the code (round 1)', async () => {
     const pom = (source: string) => `<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
 <groupId>demo</groupId><artifactId>demo</artifactId><version>1</version>

@@ -54,7 +54,8 @@ function comparable(value: unknown): unknown {
   return scrub(strip(value));
 }
 
-describe('repro and evaluate jobs on the queue', () => {
+// The tests run at once: each has a Redis database, workers and stores of its own.
+describe('repro and evaluate jobs on the queue', { concurrency: true }, () => {
   let redis: Service;
   const c = corpusRepo();
   before(async () => {

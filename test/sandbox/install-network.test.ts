@@ -22,12 +22,7 @@ interface Listener {
   server: net.Server;
 }
 
-/** Connections received, each as "<listener address> <first line the client sent>". */
-const received: string[] = [];
-/** The listener addresses that received something. */
-const reachedHosts = () => [...new Set(received.map((line) => line.split(' ')[0]))].sort();
-
-function listen(host: string): Promise<Listener> {
+function listen(host: string, received: string[]): Promise<Listener> {
   return new Promise((resolve, reject) => {
     const server = net.createServer((socket) => {
       socket.setEncoding('utf8');
@@ -50,9 +45,28 @@ function hostAddresses(): string[] {
 }
 
 let scratch: string;
-let listeners: Listener[] = [];
-/** Where a step connects to: each listener at its own address, and the host loopback's listener through slirp's gateway. */
-let targets: [string, number][] = [];
+const opened: Listener[] = [];
+
+/**
+ * One audit's listeners, so that audits can run at once: one on 127.0.0.1 and one on each non-loopback address.
+ * `targets` is where a step connects to: each listener at its own address, and the loopback's through slirp's gateway.
+ */
+interface Probe {
+  listeners: Listener[];
+  targets: [string, number][];
+  /** Connections received, each as "<listener address> <first line the client sent>". */
+  received: string[];
+  /** The listener addresses that received something. */
+  reachedHosts(): string[];
+}
+
+async function probe(): Promise<Probe> {
+  const received: string[] = [];
+  const listeners = await Promise.all(['127.0.0.1', ...hostAddresses()].map((host) => listen(host, received)));
+  opened.push(...listeners);
+  const targets: [string, number][] = [...listeners.map((l): [string, number] => [l.host, l.port]), ['10.0.2.2', listeners[0]!.port]];
+  return { listeners, targets, received, reachedHosts: () => [...new Set(received.map((line) => line.split(' ')[0]!))].sort() };
+}
 
 function project(name: string, files: Record<string, string>): string {
   const dir = path.join(scratch, name);
@@ -62,16 +76,16 @@ function project(name: string, files: Record<string, string>): string {
 }
 
 /** A shell line that sends `tag` to every target with bash's /dev/tcp (each attempt may fail). */
-function bashProbe(tag: string): string {
+function bashProbe(targets: [string, number][], tag: string): string {
   return targets.map(([h, p]) => `(exec 3<>/dev/tcp/${h}/${p} && echo ${tag} >&3) 2>/dev/null`).join('; ') + '; true';
 }
 
 const xml = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
-const FIXTURES: Record<string, { files: () => Record<string, string>; run: string; installed?: string }> = {
+const FIXTURES: Record<string, { files: (targets: [string, number][]) => Record<string, string>; run: string; installed?: string }> = {
   python: {
     // No requirements.txt: envproof runs `pip install .`, whose PEP 517 build (setuptools, fetched from PyPI) runs setup.py.
-    files: () => ({
+    files: (targets) => ({
       'pyproject.toml': '[build-system]\nrequires = ["setuptools==69.5.1"]\nbuild-backend = "setuptools.build_meta"\n',
       'setup.py': [
         'import socket',
@@ -90,7 +104,7 @@ const FIXTURES: Record<string, { files: () => Record<string, string>; run: strin
     installed: 'six',
   },
   javascript: {
-    files: () => ({
+    files: (targets) => ({
       'package.json': JSON.stringify({ name: 'netprobe', version: '1.0.0', scripts: { postinstall: 'node probe.js' }, dependencies: { ms: '2.1.3' } }),
       'probe.js': [
         "const net = require('net');",
@@ -107,11 +121,11 @@ const FIXTURES: Record<string, { files: () => Record<string, string>; run: strin
   },
   cpp: {
     // The configure step runs execute_process; the same step downloads from a public registry.
-    files: () => ({
+    files: (targets) => ({
       'CMakeLists.txt': [
         'cmake_minimum_required(VERSION 3.16)',
         'project(netprobe CXX)',
-        `execute_process(COMMAND bash -c "${bashProbe('cmake-execute_process')}")`,
+        `execute_process(COMMAND bash -c "${bashProbe(targets, 'cmake-execute_process')}")`,
         'file(DOWNLOAD https://pypi.org/simple/six/ ${CMAKE_BINARY_DIR}/six.html STATUS fetched TIMEOUT 60)',
         'list(GET fetched 0 code)',
         'if(NOT code EQUAL 0)',
@@ -126,7 +140,7 @@ const FIXTURES: Record<string, { files: () => Record<string, string>; run: strin
   },
   java: {
     // The build step (mvn package) runs antrun, which Maven first fetches from Maven Central.
-    files: () => ({
+    files: (targets) => ({
       'pom.xml': `<?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -135,7 +149,7 @@ const FIXTURES: Record<string, { files: () => Record<string, string>; run: strin
   <build><plugins><plugin>
     <groupId>org.apache.maven.plugins</groupId><artifactId>maven-antrun-plugin</artifactId><version>3.1.0</version>
     <executions><execution><phase>validate</phase><goals><goal>run</goal></goals><configuration><target>
-      <exec executable="bash" failonerror="false"><arg value="-c"/><arg value="${xml(bashProbe('maven-antrun'))}"/></exec>
+      <exec executable="bash" failonerror="false"><arg value="-c"/><arg value="${xml(bashProbe(targets, 'maven-antrun'))}"/></exec>
     </target></configuration></execution></executions>
   </plugin></plugins></build>
 </project>
@@ -145,8 +159,8 @@ const FIXTURES: Record<string, { files: () => Record<string, string>; run: strin
   },
 };
 
-async function audit(language: string, backend: string): Promise<{ status: number | null; report: any; stderr: string }> {
-  const dir = project(`${language}-${backend}`, FIXTURES[language]!.files());
+async function audit(language: string, backend: string, targets: [string, number][]): Promise<{ status: number | null; report: any; stderr: string }> {
+  const dir = project(`${language}-${backend}`, FIXTURES[language]!.files(targets));
   const r = await runCliAsync(['audit', dir, '--json', '--sandbox', backend, '--run', FIXTURES[language]!.run]);
   let report: any;
   try {
@@ -157,19 +171,17 @@ async function audit(language: string, backend: string): Promise<{ status: numbe
   return { status: r.status, report, stderr: r.stderr };
 }
 
-describe("install and build steps cannot reach the host's services", () => {
+// The audits run at once: each waits mostly on its install, and each has listeners of its own.
+describe("install and build steps cannot reach the host's services", { concurrency: true }, () => {
   const podman = isolatingBackends().find((b) => b.backend === 'podman')!;
 
   before(async () => {
     for (const language of Object.keys(FIXTURES)) buildEnvironment(language);
     if (!podman.skip) buildEnvironment('python', 'podman');
     scratch = mkdtempSync(path.join(os.tmpdir(), 'envproof-install-network-'));
-    listeners = await Promise.all(['127.0.0.1', ...hostAddresses()].map(listen));
-    const loopback = listeners[0]!;
-    targets = [...listeners.map((l): [string, number] => [l.host, l.port]), ['10.0.2.2', loopback.port]];
   });
   after(() => {
-    for (const l of listeners) l.server.close();
+    for (const l of opened) l.server.close();
     rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -181,18 +193,18 @@ describe("install and build steps cannot reach the host's services", () => {
 
   for (const language of Object.keys(FIXTURES)) {
     it(`${language}: nothing arrives from bwrap's install, the registry works; under host it arrives`, async () => {
-      received.length = 0;
-      const bwrap = await audit(language, 'bwrap');
+      const [isolated, open] = await Promise.all([probe(), probe()]);
+      const [bwrap, host] = await Promise.all([audit(language, 'bwrap', isolated.targets), audit(language, 'host', open.targets)]);
+      // The last connections' ends are recorded.
+      await new Promise((r) => setTimeout(r, 500));
       assert.equal(bwrap.report.error, undefined, bwrap.stderr);
       const installed = FIXTURES[language]!.installed;
       if (installed) assert.ok(bwrap.report.layers.installed.some((d: { name: string }) => d.name === installed), `${installed} came from the registry: ${bwrap.stderr}`);
-      assert.deepEqual(received, [], `bwrap: the install reached the host`);
+      assert.deepEqual(isolated.received, [], `bwrap: the install reached the host`);
 
-      const host = await audit(language, 'host');
       assert.equal(host.report.error, undefined, host.stderr);
       // Under host the step reaches the loopback listener and every non-loopback one (10.0.2.2 is no address there).
-      await new Promise((r) => setTimeout(r, 500));
-      assert.deepEqual(reachedHosts(), listeners.map((l) => l.host).sort(), received.join('\n'));
+      assert.deepEqual(open.reachedHosts(), open.listeners.map((l) => l.host).sort(), open.received.join('\n'));
       assert.match(host.report.sandbox.warning, /installs and builds were not cut off from this machine/);
     });
   }
@@ -221,10 +233,10 @@ describe("install and build steps cannot reach the host's services", () => {
   });
 
   it('python under podman: nothing arrives, the registry works', { skip: podman.skip }, async () => {
-    received.length = 0;
-    const r = await audit('python', 'podman');
+    const isolated = await probe();
+    const r = await audit('python', 'podman', isolated.targets);
     assert.equal(r.report.error, undefined, r.stderr);
     assert.ok(r.report.layers.installed.some((d: { name: string }) => d.name === 'six'), r.stderr);
-    assert.deepEqual(received, []);
+    assert.deepEqual(isolated.received, []);
   });
 });

@@ -11,12 +11,13 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { cacheRoot } from '../../../src/core/cache.js';
 import { extractJavaDeclared } from '../../../src/ecosystems/java/declared.js';
+import { MAVEN_JVM_OPTIONS } from '../../../src/ecosystems/java/facts.js';
 
 const REPO = path.join(cacheRoot(), 'm2');
 const PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.6.1';
 
 function mvn(cwd: string, args: string[]): void {
-  const r = spawnSync('mvn', ['-B', '-q', `-Dmaven.repo.local=${REPO}`, ...args], { cwd, encoding: 'utf8', timeout: 600_000 });
+  const r = spawnSync('mvn', ['-B', '-q', `-Dmaven.repo.local=${REPO}`, ...args], { cwd, encoding: 'utf8', timeout: 600_000, env: { ...process.env, MAVEN_OPTS: MAVEN_JVM_OPTIONS } });
   assert.equal(r.status, 0, `mvn ${args.join(' ')}\n${r.stdout}\n${r.stderr}`);
 }
 
