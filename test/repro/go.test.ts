@@ -3,13 +3,8 @@ import { describe, test } from 'node:test';
 import { assertCause, reproFixture, settingOf } from './helpers.js';
 
 // Go runs in the Go environment (the audit's toolchain and module cache), in the bwrap sandbox like the others.
+// The timezone fixture is attributed in cli.test.ts (the JSON report).
 describe('repro: Go fixtures (go test -json), one per cause', () => {
-  test('timezone', async () => {
-    const r = await reproFixture('go-timezone', 'go test ./...', ['cpus', 'timezone']);
-    assert.deepEqual(r.reference.outcome.tests, { 'example.com/go-timezone.TestReportHour': 'passed' });
-    assertCause(r, 'timezone', 'implicit-environment', 'example.com/go-timezone.TestReportHour: passed → failed');
-  });
-
   test('locale', async () => {
     assertCause(await reproFixture('go-locale', 'go test ./...', ['locale']), 'locale', 'implicit-environment', 'TestAmount: passed → failed');
   });
