@@ -51,7 +51,10 @@ export class InstallTemplates<Facts> {
   /** Keeps the freshly installed `work` as the template of `key`; call before anything runs in it. */
   async keep(key: string, work: WorkDir, install: InstallResult, facts: Facts): Promise<void> {
     const copy = await mkdtemp(path.join(os.tmpdir(), 'envproof-template-'));
-    await copyTree(work.root, copy);
+    await copyTree(work.root, copy).catch(async (err: unknown) => {
+      await rm(copy, { recursive: true, force: true });
+      throw err;
+    });
     this.kept.set(key, { work, install, facts, copy });
   }
 
