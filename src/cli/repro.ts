@@ -167,6 +167,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
     .action(async (dir: string | undefined, o: ReproFlags & QueueFlags) => {
       const progress = o.quiet ? () => {} : (m: string) => process.stderr.write(`envproof: ${m}\n`);
       checkQueueFlags(o, command, ['store']);
+      const all = attributeAll(o.attribute);
       if (o.queue && !o.corpus) throw new UsageError('--queue needs --corpus', 'one project is reproduced here; a corpus can go on the queue');
       if (o.corpus) {
         if (dir || o.cmd || o.reference || o.asOf || o.install.length) throw new UsageError('--corpus takes the directories, commands, outcomes and dates from the corpus file', 'leave out <dir>, --cmd, --install, --reference and --as-of');
@@ -183,7 +184,7 @@ export function registerRepro(program: Command, setExitCode: SetExitCode): void 
         k: positiveNumber('--k')(o.k),
         vary: parseFactors(o.vary),
         attribute: Boolean(o.attribute),
-        attributeAll: attributeAll(o.attribute),
+        attributeAll: all,
         ...(o.freshInstalls ? { freshInstalls: true } : {}),
         trials: positiveNumber('--trials')(o.trials),
         shim: Boolean(o.shim),

@@ -25,9 +25,14 @@ export interface Template<Facts> {
 
 const HOST_ENV = () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin' });
 
+/** A traced run's gate program (src/trace/gate.ts), placed in the work directory for one command: never part of an install. */
+const isGate = (name: string) => name.startsWith('.envproof-gate-');
+
 /** Copies the contents of `from` into the existing directory `to`, as they are (owners, modes, links), sharing blocks where the file system can. */
 async function copyTree(from: string, to: string): Promise<void> {
-  const r = await runProcess(['cp', '-a', '--reflink=auto', `${from}/.`, to], { env: HOST_ENV(), timeoutMs: 600_000 });
+  const entries = (await readdir(from)).filter((name) => !isGate(name)).map((name) => path.join(from, name));
+  if (entries.length === 0) return;
+  const r = await runProcess(['cp', '-a', '--reflink=auto', '-t', to, '--', ...entries], { env: HOST_ENV(), timeoutMs: 600_000 });
   if (r.exitCode !== 0) throw new EnvproofError(`cannot copy the installed environment ${from} to ${to}: ${r.stderr.trim().split('\n')[0] ?? ''}`);
 }
 
@@ -46,7 +51,10 @@ export class InstallTemplates<Facts> {
   /** Keeps the freshly installed `work` as the template of `key`; call before anything runs in it. */
   async keep(key: string, work: WorkDir, install: InstallResult, facts: Facts): Promise<void> {
     const copy = await mkdtemp(path.join(os.tmpdir(), 'envproof-template-'));
-    await copyTree(work.root, copy);
+    await copyTree(work.root, copy).catch(async (err: unknown) => {
+      await rm(copy, { recursive: true, force: true });
+      throw err;
+    });
     this.kept.set(key, { work, install, facts, copy });
   }
 

@@ -8,8 +8,9 @@ import { NODE_RUNTIME } from '../../src/ecosystems/javascript/node-runtime.js';
 import { FIXTURES } from './helpers.js';
 
 describe('envproof repro (CLI)', () => {
+  // Also the Go timezone fixture's attribution (go test -json): cpus, tried first, is no cause.
   test('JSON with --attribute and --shim: verdict, rate, runs, causes, the shim\'s verdict and overhead; exit 1', () => {
-    const r = runCli(['repro', path.join(FIXTURES, 'go-timezone'), '--cmd', 'go test ./...', '--k', '1', '--vary', 'timezone', '--attribute', '--trials', '1', '--shim', '--json', '-q']);
+    const r = runCli(['repro', path.join(FIXTURES, 'go-timezone'), '--cmd', 'go test ./...', '--k', '1', '--vary', 'cpus,timezone', '--attribute', '--trials', '1', '--shim', '--json', '-q']);
     assert.equal(r.status, 1, r.stderr);
     const doc = JSON.parse(r.stdout);
     assert.equal(doc.schemaVersion, 1);
@@ -17,12 +18,20 @@ describe('envproof repro (CLI)', () => {
     assert.equal(doc.reference.source, 'first-run');
     const rerun = doc.runs.find((x: { role: string }) => x.role === 'rerun');
     assert.deepEqual(Object.keys(rerun).filter((k) => ['variation', 'outcome', 'matches', 'durationMs'].includes(k)).sort(), ['durationMs', 'matches', 'outcome', 'variation']);
-    assert.equal(rerun.variation[0].value, 'TZ=Pacific/Kiritimati');
-    assert.deepEqual(doc.causes.map((c: { factor: string }) => c.factor), ['timezone']);
+    assert.equal(rerun.variation.find((v: { factor: string }) => v.factor === 'timezone').value, 'TZ=Pacific/Kiritimati');
+    assert.deepEqual(doc.reference.outcome.tests, { 'example.com/go-timezone.TestReportHour': 'passed' });
+    assert.deepEqual(doc.causes.map((c: { factor: string; category: string }) => [c.factor, c.category]), [['timezone', 'implicit-environment']]);
+    assert.match(doc.causes[0].evidence, /example\.com\/go-timezone\.TestReportHour: passed → failed/);
+    assert.deepEqual(doc.attribution, { mode: 'first-cause', order: ['cpus', 'timezone'], notTried: [] });
+    assert.deepEqual(doc.attributionRuns.map((x: { role: string; matches: boolean }) => [x.role, x.matches]), [['control', true], ['factor', true], ['factor', false]]);
     // The shim pins TZ=UTC whatever the run varied: the same test reproduces under it.
     assert.equal(doc.shim.verdict, 'reproducible');
     assert.ok(doc.shim.pins.includes('TZ=UTC'), doc.shim.pins.join('; '));
-    assert.ok(doc.shim.overheadRatio > 0);
+    // The overhead: the one shim run against the default-environment run just before it.
+    assert.deepEqual(doc.shim.defaultRuns.map((x: { role: string; matches: boolean }) => [x.role, x.matches]), [['default', true]]);
+    const pair = doc.shim.runs[0].durationMs / doc.shim.defaultRuns[0].durationMs;
+    assert.ok(Math.abs(doc.shim.overheadRatio - pair) < 0.001, `${doc.shim.overheadRatio} against ${pair}`);
+    assert.deepEqual([doc.shim.overheadSpread.pairs, doc.shim.overheadSpread.min, doc.shim.overheadSpread.max], [1, doc.shim.overheadRatio, doc.shim.overheadRatio]);
   });
 
   test('a reproducible project: the text table, exit 0', () => {
@@ -52,6 +61,7 @@ describe('envproof repro (CLI)', () => {
       [[path.join(FIXTURES, 'go-clean')], /repro needs the test command/],
       [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--vary', 'timezone,moon'], /--vary: unknown factor "moon"/],
       [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--k', '0'], /--k must be a positive number/],
+      [['--attribute', path.join(FIXTURES, 'go-clean'), '--cmd', 'go test'], /--attribute takes "all" or nothing, not ".*go-clean"/],
       [[path.join(FIXTURES, 'no-such-fixture'), '--cmd', 'go test'], /no such directory: .*no-such-fixture\nhint: give the path of the project to reproduce/],
       [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--as-of', 'yesterday'], /--as-of: "yesterday" is not a date/],
       [[path.join(FIXTURES, 'go-clean'), '--cmd', 'go test', '--reference', path.join(mkdtempSync(path.join(tmpdir(), 'r-')), 'none.json')], /cannot read the reference .*no such file/],

@@ -6,13 +6,8 @@ import { describe, test } from 'node:test';
 import { assertCause, reproFixture, settingOf } from './helpers.js';
 
 // Go runs in the Go environment (the audit's toolchain and module cache), in the bwrap sandbox like the others.
+// The timezone fixture is attributed in cli.test.ts (the JSON report).
 describe('repro: Go fixtures (go test -json), one per cause', () => {
-  test('timezone', async () => {
-    const r = await reproFixture('go-timezone', 'go test ./...', ['cpus', 'timezone']);
-    assert.deepEqual(r.reference.outcome.tests, { 'example.com/go-timezone.TestReportHour': 'passed' });
-    assertCause(r, 'timezone', 'implicit-environment', 'example.com/go-timezone.TestReportHour: passed → failed');
-  });
-
   test('a reference recorded at UTC+8: the control replays its TZ, so the timezone is the cause, not unknown', async () => {
     // The reference's outcome by another route: at UTC+8 the hour of 1700000000 is 22 + 8 − 24 = 6, not the 22 the test wants.
     assert.equal(new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Shanghai', hour: 'numeric', hourCycle: 'h23' }).format(1700000000 * 1000), '06');

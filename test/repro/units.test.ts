@@ -420,6 +420,23 @@ describe('repro text report', () => {
       'test-order: no shuffle',
     ]);
   });
+
+  test('the factors not tried after the first cause, and the shim\'s overhead with its spread', async () => {
+    const { renderReproText } = await import('../../src/repro/text.js');
+    const run = (role: RunRecord['role'], matches: boolean): RunRecord => ({ role, variation: [], outcome: { status: matches ? 'pass' : 'fail', exitCode: matches ? 0 : 1 }, matches, differences: [], durationMs: 1000, installMs: 0, install: 'reused' });
+    const text = renderReproText({
+      schemaVersion: 1, tool: { name: 'envproof', version: 'x' }, project: '/p', command: 'pytest -q', kind: 'python', sandbox: 'bwrap',
+      verdict: 'broken', rate: 0, rateInterval: [0, 0.79], k: 1, vary: ['umask', 'timezone', 'locale'],
+      reference: { source: 'first-run', recordedAt: '2026-01-01T00:00:00.000Z', outcome: { status: 'pass', exitCode: 0 } },
+      runs: [run('reference', true), run('rerun', false)],
+      causes: [{ factor: 'timezone', category: 'implicit-environment', evidence: 'TZ=Pacific/Kiritimati: status pass → fail' }],
+      attribution: { mode: 'first-cause', order: ['umask', 'timezone', 'locale'], notTried: ['locale'] },
+      shim: { verdict: 'reproducible', rate: 1, rateInterval: [0.21, 1], runs: [run('shim', true)], defaultRuns: [run('default', true)], overheadRatio: 1.2, overheadSpread: { min: 0.9, q1: 1.05, q3: 1.475, max: 2, pairs: 4 }, pins: ['TZ=UTC'] },
+      notes: [],
+    });
+    assert.match(text, /^Causes \(stopped at the first cause; not tried: locale; --attribute all tries every factor\)$/m);
+    assert.match(text, /overhead 1\.200x \(median of 4 pairs with a default-environment run; IQR 1\.050–1\.475, range 0\.900–2\.000\)$/m);
+  });
 });
 
 describe('repro kinds', () => {
