@@ -109,8 +109,9 @@ describe('repro and evaluate jobs on the queue', { concurrency: true }, () => {
     ]);
     const rows = reproRows(shared) as { instances: unknown[]; runs: unknown[] };
     assert.equal(rows.instances.length, 2);
-    // local-time: re-run, control, one factor, shim run, baseline reference and re-run; rename: no attribution.
-    assert.equal(rows.runs.length, 6 + 4);
+    // local-time: re-run, control, one factor, the default-environment run paired with the shim run, the shim run,
+    // baseline reference and re-run; rename: the same without attribution's two.
+    assert.equal(rows.runs.length, 7 + 5);
     assert.deepEqual(rows, reproRows(local));
 
     const again = await runCliAsync(['repro', '--corpus', corpus, '--queue', queue, '--wait', ...REPRO.slice(0, -1)]);
