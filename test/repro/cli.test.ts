@@ -52,7 +52,9 @@ describe('envproof repro (CLI)', () => {
   test('a command that does not exist: a clear error, exit 2', () => {
     const r = runCli(['repro', path.join(FIXTURES, 'go-clean'), '--cmd', 'no-such-test-runner --all', '--k', '1', '-q']);
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /envproof: the test command never started in the sandbox \(command not found.*no-such-test-runner/);
+    // The shell's `not found` for the command's first word: the tool is named, and how to install it.
+    assert.match(r.stderr, /^envproof: the test command needs no-such-test-runner, which the fresh environment does not have: no-such-test-runner --all$/m);
+    assert.match(r.stderr, /^hint: .*--install "<the command that installs no-such-test-runner>"/m);
     assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
   });
 
