@@ -219,6 +219,11 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     }
     const reruns: RunRecord[] = [];
     for (let i = 0; i < opts.k; i++) reruns.push(await record('rerun', `re-run ${i + 1}/${opts.k}`, (facts) => shapeOf(opts.vary, [], context(i, facts))));
+    if (fileRef) {
+      // Against a reference file the re-runs are the first runs: a tool they all lack is said as for a reference run.
+      const missing = reruns.map((r) => missingToolError(r.outcome, command, tools, kind.missingTool));
+      if (missing.every(Boolean)) throw missing[0]!;
+    }
     if (fileRef && reruns.every((r) => testedNothing(r.outcome))) throw harnessFailure(reruns[0]!.outcome, command);
     if (fileRef && reruns.every((r) => r.outcome.status === 'not-started')) {
       throw new EnvproofError(`the test command never started in the sandbox (${reruns[0]!.outcome.note ?? 'no program ran'}): ${command ?? 'the entry point'}`, 'check the command given with --cmd');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { runCli } from '../helpers/cli.js';
@@ -91,6 +92,12 @@ describe('repro: Python fixtures, one per cause, each attributed', () => {
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /envproof: the test command needs pytest, which the fresh environment does not have: pytest -q\n.*--install "pip install -r requirements-test\.txt" \(found: requirements-test\.txt\)/);
     assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
+    // Against a reference recorded elsewhere the re-run is the first run: the same error, not "never started".
+    const reference = path.join(mkdtempSync(path.join(tmpdir(), 'repro-ref-tools-')), 'reference.json');
+    writeFileSync(reference, JSON.stringify({ recordedAt: '2026-11-01T00:00:00Z', outcome: { status: 'pass', tests: { 'test_words::test_words': 'passed' } } }));
+    const withFile = runCli(['repro', path.join(FIXTURES, 'py-test-deps'), '--cmd', 'pytest -q', '--k', '1', '--vary', 'umask', '--no-test-deps', '--reference', reference, '-q']);
+    assert.equal(withFile.status, 2, withFile.stderr);
+    assert.match(withFile.stderr, /envproof: the test command needs pytest, which the fresh environment does not have: pytest -q\n.*--install "pip install -r requirements-test\.txt"/);
   });
 
   test('a dependency range that resolves differently by date (the dated index)', async () => {
