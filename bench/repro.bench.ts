@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median } from '../src/repro/compare.js';
+import { median } from '../src/metrics/stats.js';
 import { runRepro } from '../src/repro/repro.js';
 import { FACTORS, type RunRecord } from '../src/repro/types.js';
 

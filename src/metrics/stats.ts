@@ -15,6 +15,15 @@ export function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Quantile p of ascending `sorted` with linear interpolation between order statistics (R type 7, as d3 and Vega). */
+export function quantile(sorted: readonly number[], p: number): number {
+  const h = (sorted.length - 1) * p;
+  const lo = Math.floor(h);
+  const a = sorted[lo]!;
+  const b = sorted[Math.min(lo + 1, sorted.length - 1)]!;
+  return a + (b - a) * (h - lo);
+}
+
 /** 100 × part / whole, null when whole is 0. */
 export function pct(part: number, whole: number): number | null {
   return whole === 0 ? null : (100 * part) / whole;

@@ -1,13 +1,5 @@
 /** Summaries that keep large figures small: box-plot statistics and an evenly spread sample of order statistics. */
-
-/** Quantile p of ascending `sorted` with linear interpolation between order statistics (R type 7, as d3 and Vega). */
-export function quantile(sorted: readonly number[], p: number): number {
-  const h = (sorted.length - 1) * p;
-  const lo = Math.floor(h);
-  const a = sorted[lo]!;
-  const b = sorted[Math.min(lo + 1, sorted.length - 1)]!;
-  return a + (b - a) * (h - lo);
-}
+import { quantile } from '../metrics/stats.js';
 
 export interface BoxStats {
   min: number;

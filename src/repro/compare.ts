@@ -26,18 +26,3 @@ export function reproductionRate(matches: readonly boolean[]): number {
 export function verdictOf(rate: number): Verdict {
   return rate === 1 ? 'reproducible' : rate === 0 ? 'broken' : 'flaky';
 }
-
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-/** The q-quantile, interpolated between the order statistics (the usual type 7). */
-export function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const lo = Math.floor(at);
-  return sorted[lo]! + (sorted[Math.min(lo + 1, sorted.length - 1)]! - sorted[lo]!) * (at - lo);
-}

@@ -1,7 +1,6 @@
 /** The seed's corpus figures from the stored instances: shares, causes, the shim's effect, drift by age. Pure. */
 import type { ReproInstanceRow, StoredRun } from '../store/repro-tables.js';
-import { logChoose } from '../metrics/stats.js';
-import { median } from './compare.js';
+import { logChoose, median } from '../metrics/stats.js';
 import { instanceFigures, instanceTable, type InstanceFigures } from './corpus-instances.js';
 import type { CauseCategory, Verdict } from './types.js';
 

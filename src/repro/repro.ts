@@ -5,9 +5,9 @@ import { installTimeoutMs } from '../audit/audit.js';
 import { checkProjectDir } from '../audit/workspace.js';
 import { resolveBackend, type BackendChoice } from '../sandbox/index.js';
 import type { TracerChoice } from '../trace/index.js';
-import { wilsonInterval } from '../metrics/stats.js';
+import { median, quantile, wilsonInterval } from '../metrics/stats.js';
 import { attribute, DEFAULT_ATTRIBUTION } from './attribute.js';
-import { differences, median, quantile, reproductionRate, verdictOf } from './compare.js';
+import { differences, reproductionRate, verdictOf } from './compare.js';
 import { randomInt } from 'node:crypto';
 import { DEFAULT_LOCALE, DEFAULT_TIMEZONE, drawnSeeds, SHIM_FACTORS, shapeOf, type FactorContext, type RunShape } from './factors.js';
 import type { DatedInstall, EnvironmentFacts } from '../ecosystems/repro-facts.js';
@@ -308,7 +308,8 @@ export async function shimRuns(k: number, defaultRun: (i: number) => Promise<Run
   const ratios = runs.flatMap((r, i) => (defaultRuns[i]!.durationMs > 0 && r.durationMs > 0 ? [r.durationMs / defaultRuns[i]!.durationMs] : []));
   const pins = runs[0]?.variation.filter((s) => s.mode === 'pinned').map((s) => (s.applied ? s.value : `${s.factor}: not pinned (${s.note})`)) ?? [];
   const round = (x: number) => Math.round(x * 1000) / 1000;
-  const spread = ratios.length ? { min: round(Math.min(...ratios)), q1: round(quantile(ratios, 0.25)), q3: round(quantile(ratios, 0.75)), max: round(Math.max(...ratios)), pairs: ratios.length } : undefined;
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const spread = sorted.length ? { min: round(sorted[0]!), q1: round(quantile(sorted, 0.25)), q3: round(quantile(sorted, 0.75)), max: round(sorted.at(-1)!), pairs: sorted.length } : undefined;
   const m = median(ratios);
   return {
     verdict: verdictOf(rate),

@@ -18,7 +18,8 @@ import type { ChartFigure, Figure } from '../../../src/report/figure.js';
 import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import { renderSvg } from '../../../src/report/charts-render.js';
-import { evenSample, quantile } from '../../../src/report/charts-stats.js';
+import { evenSample } from '../../../src/report/charts-stats.js';
+import { quantile } from '../../../src/metrics/stats.js';
 import { smallReport } from './fixtures/small-report.js';
 
 function asChart(f: Figure): ChartFigure {
