@@ -12,11 +12,11 @@ import type { MavenInstallDetails } from './index.js';
 import { DEPENDENCY_PLUGIN, runMaven } from './maven.js';
 import { readProjectFileIfExists } from '../../core/safe-read.js';
 import { chainLicenses, sandboxPomReader } from './licenses.js';
+import { repositoryFile } from './repository-layout.js';
 
 /** Where an artifact lies in a Maven repository, relative to its root. */
 export function repositoryPath(a: ListedArtifact): string {
-  const file = `${a.artifactId}-${a.version}${a.classifier ? `-${a.classifier}` : ''}.${a.type === 'test-jar' ? 'jar' : a.type}`;
-  return [...a.groupId.split('.'), a.artifactId, a.version, file].join('/');
+  return repositoryFile(a.groupId, a.artifactId, a.version, a.type === 'test-jar' ? 'jar' : a.type, a.classifier);
 }
 
 /** The local repository the sandbox's Maven uses (MAVEN_OPTS' maven.repo.local), as seen inside. */

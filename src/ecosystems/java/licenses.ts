@@ -5,6 +5,7 @@
  */
 import { mavenLicense, type NamedLicense } from '../licenses.js';
 import type { AuditContext } from '../types.js';
+import { repositoryFile } from './repository-layout.js';
 import { element, elementsAt, parsePomXml, text, type XmlElement } from './pom-xml.js';
 
 export interface ArtifactLicense {
@@ -18,7 +19,7 @@ type Coordinate = string;
 /** Where a POM lies in a Maven repository, relative to its root. */
 export function pomPath(coordinate: Coordinate): string {
   const [g, a, v] = coordinate.split(':') as [string, string, string];
-  return [...g.split('.'), a, v, `${a}-${v}.pom`].join('/');
+  return repositoryFile(g, a, v, 'pom');
 }
 
 /** What one POM says: its licenses, or the parent to ask. */

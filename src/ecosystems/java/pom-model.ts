@@ -2,6 +2,7 @@ import path from 'node:path';
 import { element, elements, elementsAt, lineOf, parsePomXml, text, type XmlElement } from './pom-xml.js';
 import { isFile } from '../../core/fs.js';
 import { readProjectFile } from '../../core/safe-read.js';
+import { repositoryFile } from './repository-layout.js';
 
 /** A POM file and, when it could be found, the POM it inherits from. */
 export interface LoadedPom {
@@ -67,7 +68,7 @@ export function dependencyEntries(container: XmlElement | undefined, file: strin
 }
 
 function repositoryPath(repo: string, groupId: string, artifactId: string, version: string): string {
-  return path.join(repo, ...groupId.split('.'), artifactId, version, `${artifactId}-${version}.pom`);
+  return path.join(repo, repositoryFile(groupId, artifactId, version, 'pom'));
 }
 
 async function findInRepositories(lookup: PomLookup, g: string, a: string, v: string): Promise<string | undefined> {
