@@ -16,6 +16,7 @@ import { countsOf, formatSeconds, skipLines, slowest, type FileCounts } from './
 import { inspectEnvironment } from '../../src/sandbox/rootfs.js';
 import { ecosystemIds } from '../../src/ecosystems/index.js';
 import { readTimings, saveRunRecord, saveTimings } from './timings.js';
+import { accountCpu } from './cpu.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Measured on the 2-core CI machine (docs/testing.md): most of a file's time waits on installs, not on the cores. */
@@ -83,6 +84,8 @@ interface Finished {
   timedOut: boolean;
   output: string;
   ms: number;
+  /** CPU seconds of its whole process tree, where the runner can count them (cpu.ts). */
+  cpuSeconds?: number;
 }
 
 /** Runs a command in its own process group, collecting stdout and stderr together; the group is killed when it ends. */
@@ -91,6 +94,7 @@ function run(argv: string[], timeoutMs: number): Promise<Finished> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(child);
+    const cpu = accountCpu(child.pid);
     const chunks: Buffer[] = [];
     child.stdout!.on('data', (c: Buffer) => chunks.push(c));
     child.stderr!.on('data', (c: Buffer) => chunks.push(c));
@@ -103,7 +107,9 @@ function run(argv: string[], timeoutMs: number): Promise<Finished> {
       clearTimeout(timer);
       killGroup(child);
       running.delete(child);
-      resolve({ code, signal, timedOut, output: Buffer.concat(chunks).toString('utf8') + extra, ms: performance.now() - started });
+      const cpuSeconds = cpu?.seconds();
+      cpu?.remove();
+      resolve({ code, signal, timedOut, output: Buffer.concat(chunks).toString('utf8') + extra, ms: performance.now() - started, cpuSeconds });
     };
     child.on('error', (err) => done(null, null, `\ncould not start ${argv[0]}: ${err.message}\n`));
     child.on('close', (code, signal) => done(code, signal));
@@ -137,6 +143,8 @@ async function prepareEnvironments(): Promise<Finished> {
   return { ...derived, output: base.output + derived.output, ms: base.ms + derived.ms };
 }
 
+const cpuNote = (seconds: number | undefined) => (seconds === undefined ? '' : `, ${formatSeconds(seconds * 1000)} CPU`);
+
 function describeEnd(r: Finished): string {
   if (r.timedOut) return `timed out after ${formatSeconds(r.ms)}`;
   if (r.signal) return `killed by ${r.signal}`;
@@ -148,6 +156,7 @@ interface FileResult {
   ok: boolean;
   counts?: FileCounts;
   ms: number;
+  cpuSeconds?: number;
 }
 
 async function main(): Promise<void> {
@@ -197,8 +206,8 @@ async function main(): Promise<void> {
       const r = await run(node('--import', 'tsx', '--test', '--test-reporter=spec', file), FILE_TIMEOUT_MS);
       const counts = countsOf(r.output);
       const ok = r.code === 0 && !r.timedOut && counts !== undefined;
-      results.push({ file, ok, counts, ms: r.ms });
-      const tally = counts ? `${counts.pass}/${counts.tests} passed${counts.skipped ? `, ${counts.skipped} skipped` : ''}` : describeEnd(r);
+      results.push({ file, ok, counts, ms: r.ms, cpuSeconds: r.cpuSeconds });
+      const tally = (counts ? `${counts.pass}/${counts.tests} passed${counts.skipped ? `, ${counts.skipped} skipped` : ''}` : describeEnd(r)) + cpuNote(r.cpuSeconds);
       process.stdout.write(`${ok ? '✔' : '✖'} ${formatSeconds(r.ms).padStart(11)}  ${file}  (${tally})  [${results.length}/${order.length}]\n`);
       if (!ok) process.stdout.write(`${'─'.repeat(30)} ${file} ${describeEnd(r)}\n${r.output.trimEnd()}\n${'─'.repeat(30)}\n`);
       else for (const line of skipLines(r.output)) process.stdout.write(`      ${line}\n`);
@@ -213,9 +222,16 @@ async function main(): Promise<void> {
   const sum = (k: keyof FileCounts) => results.reduce((n, r) => n + (r.counts?.[k] ?? 0), 0);
   const failedFiles = results.filter((r) => !r.ok);
   const ms = Object.fromEntries(results.map((r) => [r.file, r.ms]));
-  process.stdout.write(`\nslowest files:\n${slowest(ms, SLOWEST_SHOWN).join('\n')}\n`);
+  const cpu = Object.fromEntries(results.flatMap((r) => (r.cpuSeconds === undefined ? [] : [[r.file, r.cpuSeconds]])));
+  process.stdout.write(`\nslowest files:\n${slowest(ms, SLOWEST_SHOWN, cpu).join('\n')}\n`);
+  const wallMs = performance.now() - started;
+  const cpuTotal = Object.values(cpu).reduce((a, b) => a + b, 0);
+  if (Object.keys(cpu).length > 0) {
+    const busy = cpuTotal / ((wallMs / 1000) * os.availableParallelism());
+    process.stdout.write(`\nCPU time of the test files: ${formatSeconds(cpuTotal * 1000)}, ${Math.round(busy * 100)} % of the ${os.availableParallelism()} cores over the run\n`);
+  }
   process.stdout.write(
-    `\n${sum('tests')} tests in ${results.length} files: ${sum('pass')} passed, ${sum('fail')} failed, ${sum('skipped')} skipped, ${sum('cancelled')} cancelled; ${formatSeconds(performance.now() - started)} in all\n`,
+    `\n${sum('tests')} tests in ${results.length} files: ${sum('pass')} passed, ${sum('fail')} failed, ${sum('skipped')} skipped, ${sum('cancelled')} cancelled; ${formatSeconds(wallMs)} in all\n`,
   );
   if (failedFiles.length) process.stdout.write(`failed: ${failedFiles.map((r) => r.file).join(', ')}\n`);
   saveTimings(ROOT, Object.fromEntries(results.map((r) => [r.file, r.ms / 1000])), o.saveTimings);
@@ -226,10 +242,14 @@ async function main(): Promise<void> {
     tests: sum('tests'),
     failed: failedFiles.length,
     concurrency: o.concurrency,
-    wallMs: Math.round(performance.now() - started),
+    wallMs: Math.round(wallMs),
+    ...(Object.keys(cpu).length > 0 ? { cpuSeconds: Math.round(cpuTotal) } : {}),
     prepareMs: Math.round(prepareMs),
     environmentsWereReady,
-    slowest: Object.entries(ms).sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN).map(([file, t]) => ({ file, ms: Math.round(t) })),
+    slowest: Object.entries(ms)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, SLOWEST_SHOWN)
+      .map(([file, t]) => ({ file, ms: Math.round(t), ...(cpu[file] === undefined ? {} : { cpuSeconds: Math.round(cpu[file]!) }) })),
   });
   process.exitCode = failedFiles.length > 0 || (tc && tc.code !== 0) ? 1 : 0;
 }

@@ -31,10 +31,15 @@ export function formatSeconds(ms: number): string {
   return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s`;
 }
 
-/** The `n` slowest files, a line each: `  312.4 s  test/x.test.ts`. */
-export function slowest(durations: Readonly<Record<string, number>>, n: number): string[] {
+/** The `n` slowest files, a line each, with their CPU seconds where counted: `  312.4 s   401.0 s CPU  test/x.test.ts`. */
+export function slowest(durations: Readonly<Record<string, number>>, n: number, cpuSeconds: Readonly<Record<string, number>> = {}): string[] {
+  const counted = Object.keys(cpuSeconds).length > 0;
   return Object.entries(durations)
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
-    .map(([file, ms]) => `${(ms / 1000).toFixed(1).padStart(8)} s  ${file}`);
+    .map(([file, ms]) => {
+      const cpu = cpuSeconds[file];
+      const cpuColumn = !counted ? '' : cpu === undefined ? `${'—'.padStart(8)}      ` : `${cpu.toFixed(1).padStart(8)} s CPU`;
+      return `${(ms / 1000).toFixed(1).padStart(8)} s${cpuColumn}  ${file}`;
+    });
 }

@@ -1,5 +1,7 @@
 // tier: quick
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +9,7 @@ import { after, describe, it } from 'node:test';
 import { isQuick, longestFirst, QUICK_MARKER, quickFiles, testFiles } from './files.js';
 import { countsOf, formatSeconds, skipLines, slowest } from './outcome.js';
 import { readTimings, saveTimings } from './timings.js';
+import { accountCpu } from './cpu.js';
 
 describe('the test runner', () => {
   const root = mkdtempSync(path.join(tmpdir(), 'envproof-runner-'));
@@ -60,6 +63,22 @@ describe('the test runner', () => {
       '   300.0 s  test/b.test.ts',
       '    20.0 s  test/c.test.ts',
     ]);
+    assert.deepEqual(slowest({ 'test/a.test.ts': 1500, 'test/b.test.ts': 300_000 }, 2, { 'test/b.test.ts': 401.04 }), [
+      '   300.0 s   401.0 s CPU  test/b.test.ts',
+      '     1.5 s       —        test/a.test.ts',
+    ]);
+  });
+
+  it('counts the CPU time of a file\'s whole process tree, its grandchildren included', { skip: process.getuid?.() !== 0 && 'control groups need root' }, async () => {
+    // The shell waits before starting its child, so the group holds it first; the grandchild burns about 0.4 s of CPU.
+    const burn = `const end = process.cpuUsage().user + 400_000; while (process.cpuUsage().user < end);`;
+    const child = spawn('sh', ['-c', `sleep 0.3; ${JSON.stringify(process.execPath)} -e ${JSON.stringify(burn)}`], { stdio: 'ignore' });
+    const group = accountCpu(child.pid);
+    assert.ok(group, 'no control group with CPU accounting could be made');
+    await once(child, 'close');
+    const seconds = group.seconds();
+    group.remove();
+    assert.ok(seconds !== undefined && seconds >= 0.4 && seconds < 5, `counted ${seconds} s`);
   });
 
   it('keeps the times of files a run did not take, and seeds a clone only when asked', () => {

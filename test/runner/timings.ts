@@ -44,10 +44,12 @@ export interface RunRecord {
   failed: number;
   concurrency: number;
   wallMs: number;
+  /** CPU seconds of all the files' process trees, where the runner could count them (cpu.ts). */
+  cpuSeconds?: number;
   /** Building the environments that were missing (0 when every one was ready: a warm cache). */
   prepareMs: number;
   environmentsWereReady: boolean;
-  slowest: { file: string; ms: number }[];
+  slowest: { file: string; ms: number; cpuSeconds?: number }[];
 }
 
 const runsFile = (root: string) => path.join(root, 'node_modules', '.cache', 'envproof', 'test-runs.json');
