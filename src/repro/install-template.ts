@@ -9,8 +9,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { EnvproofError } from '../core/errors.js';
-import { runProcess } from '../core/process.js';
+import { copyEntriesInto } from '../core/copy-tree.js';
 import type { WorkDir } from '../audit/workspace.js';
 import type { InstallResult } from '../ecosystems/types.js';
 
@@ -23,17 +22,12 @@ export interface Template<Facts> {
   copy: string;
 }
 
-const HOST_ENV = () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin' });
-
 /** A traced run's gate program (src/trace/gate.ts), placed in the work directory for one command: never part of an install. */
 const isGate = (name: string) => name.startsWith('.envproof-gate-');
 
-/** Copies the contents of `from` into the existing directory `to`, as they are (owners, modes, links), sharing blocks where the file system can. */
+/** Copies the contents of `from` into the existing directory `to`, as they are (owners, modes, links). */
 async function copyTree(from: string, to: string): Promise<void> {
-  const entries = (await readdir(from)).filter((name) => !isGate(name)).map((name) => path.join(from, name));
-  if (entries.length === 0) return;
-  const r = await runProcess(['cp', '-a', '--reflink=auto', '-t', to, '--', ...entries], { env: HOST_ENV(), timeoutMs: 600_000 });
-  if (r.exitCode !== 0) throw new EnvproofError(`cannot copy the installed environment ${from} to ${to}: ${r.stderr.trim().split('\n')[0] ?? ''}`);
+  await copyEntriesInto((await readdir(from)).filter((name) => !isGate(name)).map((name) => path.join(from, name)), to);
 }
 
 /** Empties a directory, keeping the directory itself (so that its path stays held by this run). */

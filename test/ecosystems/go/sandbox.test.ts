@@ -5,9 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import { goEnv } from '../../../src/ecosystems/go/go-env.js';
 import { stdCacheRoot } from '../../../src/ecosystems/go/std-cache.js';
 import { GO_TOOLCHAIN } from '../../../src/ecosystems/go/toolchain.js';
 import { readEnvironment } from '../../../src/sandbox/rootfs.js';
@@ -61,5 +63,29 @@ describe('Go in the bwrap sandbox', () => {
     const seeds = readdirSync(stdCacheRoot());
     assert.ok(seeds.length > 0, 'the standard library was built once into the shared cache');
     for (const seed of seeds) assert.ok(!readdirSync(path.join(stdCacheRoot(), seed)).includes('planted'), `${seed} holds what the program planted`);
+  });
+
+  it('the seed holds the standard library\'s vet facts: a go test started from it vets its own package and nothing else', async () => {
+    const env = await readEnvironment('go');
+    const seeds = readdirSync(stdCacheRoot()).map((s) => path.join(stdCacheRoot(), s));
+    const newest = seeds.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+    assert.ok(env && newest, 'the audits above built the environment and the seed');
+    const work = mkdtempSync(path.join(tmpdir(), 'envproof-vet-facts-'));
+    try {
+      cpSync(newest, path.join(work, 'cache'), { recursive: true });
+      writeFileSync(path.join(work, 'go.mod'), 'module example.com/vetted\n\ngo 1.22\n');
+      writeFileSync(path.join(work, 'words_test.go'), 'package vetted\n\nimport (\n\t"os"\n\t"strings"\n\t"testing"\n)\n\nfunc TestWords(t *testing.T) {\n\tif strings.ToUpper(os.Args[0][:0]+"a") != "A" {\n\t\tt.Fatal("upper")\n\t}\n}\n');
+      const vars = { ...goEnv('/tmp/w/env'), GOCACHE: '/tmp/w/cache', GOPROXY: 'off', HOME: '/tmp/w' };
+      const argv = ['--ro-bind', env.dir, '/', '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--bind', work, '/tmp/w', '--chdir', '/tmp/w', '--unshare-net', '--clearenv'];
+      for (const [k, v] of Object.entries({ ...vars, PATH: '/usr/local/bin:/usr/bin:/bin' })) argv.push('--setenv', k, v);
+      // -x prints each tool the go command runs: vet once, for the tested package; every standard package's facts come from the seed.
+      const trace = execFileSync('bwrap', [...argv, 'sh', '-c', 'go test -x . 2>&1'], { encoding: 'utf8' });
+      assert.match(trace, /^ok\s+example\.com\/vetted/m);
+      const vets = trace.split('\n').filter((l) => /\/vet\s.*vet\.cfg$/.test(l));
+      assert.equal(vets.length, 1, vets.join('\n'));
+      assert.doesNotMatch(vets[0]!, /-unsafeptr=false/, 'the one vet run is of the tested package, not a standard one');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
