@@ -17,6 +17,7 @@ import { inspectEnvironment } from '../../src/sandbox/rootfs.js';
 import { ecosystemIds } from '../../src/ecosystems/index.js';
 import { readTimings, saveRunRecord, saveTimings } from './timings.js';
 import { accountCpu } from './cpu.js';
+import { mountScratch, type Scratch } from './scratch.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Measured on the 2-core CI machine (docs/testing.md): most of a file's time waits on installs, not on the cores. */
@@ -30,22 +31,24 @@ interface Options {
   saveTimings: boolean;
   typecheck: boolean;
   prepare: boolean;
+  tmpfs: boolean;
   paths: string[];
 }
 
 function usage(message: string): never {
-  process.stderr.write(`test runner: ${message}\nusage: node --import tsx test/runner/main.ts [--quick] [--concurrency N] [--save-timings] [--no-typecheck] [--no-prepare] [file or folder ...]\n`);
+  process.stderr.write(`test runner: ${message}\nusage: node --import tsx test/runner/main.ts [--quick] [--concurrency N] [--save-timings] [--no-typecheck] [--no-prepare] [--no-tmpfs] [file or folder ...]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { quick: false, concurrency: Number(process.env.ENVPROOF_TEST_CONCURRENCY) || DEFAULT_CONCURRENCY, saveTimings: false, typecheck: true, prepare: true, paths: [] };
+  const o: Options = { quick: false, concurrency: Number(process.env.ENVPROOF_TEST_CONCURRENCY) || DEFAULT_CONCURRENCY, saveTimings: false, typecheck: true, prepare: true, tmpfs: true, paths: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--quick') o.quick = true;
     else if (a === '--save-timings') o.saveTimings = true;
     else if (a === '--no-typecheck') o.typecheck = false;
     else if (a === '--no-prepare') o.prepare = false;
+    else if (a === '--no-tmpfs') o.tmpfs = false;
     else if (a === '--concurrency') {
       o.concurrency = Number(argv[++i]);
       if (!Number.isInteger(o.concurrency) || o.concurrency < 1) usage('--concurrency takes a whole number of at least 1');
@@ -69,6 +72,7 @@ function select(o: Options): { files: string[]; quick: Set<string> } {
 }
 
 const running = new Set<ChildProcess>();
+let scratch: Scratch | undefined;
 
 function killGroup(child: ChildProcess): void {
   try {
@@ -178,6 +182,9 @@ async function main(): Promise<void> {
     return;
   }
   process.env.ENVPROOF_TEST_CLI = 'dist';
+  scratch = o.tmpfs ? mountScratch() : undefined;
+  if (scratch) process.env.TMPDIR = scratch.dir;
+  process.stdout.write(scratch ? `temporary files: a tmpfs at ${scratch.dir} (--no-tmpfs: the disk's)\n` : '');
   const prepared = o.prepare && needsEnvironments ? prepareEnvironments() : Promise.resolve(undefined);
   let ready = false;
   let prepareMs = 0;
@@ -257,8 +264,13 @@ async function main(): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     for (const child of running) killGroup(child);
+    scratch?.release();
     process.exit(130);
   });
 }
 
-await main();
+try {
+  await main();
+} finally {
+  scratch?.release();
+}
