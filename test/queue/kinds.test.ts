@@ -15,6 +15,7 @@ import { tempStore } from '../protocol/helpers.js';
 import { corpusLine, corpusRepo } from '../repro/corpus-fixture.js';
 import { writeTree } from '../verify/helpers.js';
 import { startWorker, stopWorker } from './workers.js';
+import { TMP } from '../helpers/regexp.js';
 
 const REPRO = ['--k', '1', '--vary', 'timezone', '--trials', '1', '-q'];
 
@@ -26,7 +27,7 @@ function scrub<T>(value: T): T {
   const text = JSON.stringify(value)
     .replace(/it read [0-9T:.Z-]+/g, 'it read <time>')
     .replace(/envproof_[0-9a-f]{8}/g, 'envproof_<user>')
-    .replace(/\/tmp\/envproof-[A-Za-z0-9]{6}/g, '/tmp/envproof-<dir>')
+    .replace(new RegExp(`${TMP}/envproof-[A-Za-z0-9]{6}`, 'g'), '<tmp>/envproof-<dir>')
     .replace(/PORT='\d+'/g, "PORT='<port>'")
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>');
   return JSON.parse(text) as T;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { runRepro, type ReproOptions } from '../../src/repro/repro.js';
 import type { FactorId, ReproReport } from '../../src/repro/types.js';
+import { literal } from '../helpers/regexp.js';
 
 export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 
@@ -29,7 +30,7 @@ export function assertCause(report: ReproReport, factor: FactorId, category: str
   const summary = JSON.stringify({ verdict: report.verdict, causes: report.causes, runs: report.runs.map((r) => [r.role, r.outcome, r.differences]) }, null, 1);
   assert.notEqual(report.verdict, 'reproducible', summary);
   assert.deepEqual(report.causes?.map((c) => [c.factor, c.category]), [[factor, category]], summary);
-  assert.match(report.causes![0]!.evidence, typeof evidence === 'string' ? new RegExp(evidence.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : evidence, summary);
+  assert.match(report.causes![0]!.evidence, typeof evidence === 'string' ? new RegExp(literal(evidence)) : evidence, summary);
 }
 
 /** The setting a run made for `factor`. */

@@ -5,6 +5,7 @@ import { before, describe, it } from 'node:test';
 import { sandboxPathsIn } from '../../src/audit/kept-files.js';
 import { runCli } from '../helpers/cli.js';
 import { buildEnvironment } from './helpers.js';
+import { TMP } from '../helpers/regexp.js';
 
 const INSTALL_FAILS = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'ecosystems', 'javascript', 'fixtures', 'fail-install-script');
 
@@ -27,13 +28,13 @@ describe('paths in messages the user can open', () => {
     const log = readFileSync(kept, 'utf8');
     assert.match(log, /^0 verbose cli /, "it is npm's debug log");
     assert.match(log, /simulated native build failure|command failed/);
-    assert.match(r.stderr, /\[envproof\] \/tmp\/envproof-\w+\/project is in the work directory, which is removed when the audit ends: run again with --keep/);
+    assert.match(r.stderr, new RegExp(`\\[envproof\\] ${TMP}/envproof-\\w+/project is in the work directory, which is removed when the audit ends: run again with --keep`));
 
     const keep = runCli(['audit', INSTALL_FAILS, '--sandbox', 'bwrap', '-q', '--keep']);
     assert.equal(keep.status, 2);
     assert.doesNotMatch(keep.stderr, /run again with --keep/, 'with --keep the work directory stays where the message says');
     assert.match(keep.stderr, /_logs\/\S+ is kept as /);
-    const workDir = /^npm error path (\/tmp\/envproof-\w+)\/project$/m.exec(keep.stderr)?.[1];
+    const workDir = new RegExp(`^npm error path (${TMP}/envproof-\\w+)/project$`, 'm').exec(keep.stderr)?.[1];
     assert.ok(workDir && existsSync(workDir), 'the kept work directory is the one npm named');
     rmSync(workDir, { recursive: true, force: true });
   });
