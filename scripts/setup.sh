@@ -74,7 +74,20 @@ else
 fi
 
 echo "setup: installing npm dependencies"
-npm ci --no-audit --no-fund --loglevel=error
+# Install scripts run after the install, so that better-sqlite3's can be skipped when its addon is kept: it has no
+# prebuilt binary reachable here and compiles SQLite (over a minute of both cores). The compiled addon is kept in the
+# envproof cache per version, Node ABI and machine, and a clean clone copies it instead of compiling again.
+npm ci --no-audit --no-fund --loglevel=error --ignore-scripts
+npm rebuild --loglevel=error esbuild msgpackr-extract
+addon=node_modules/better-sqlite3/build/Release/better_sqlite3.node
+key=$(node -p "require('./node_modules/better-sqlite3/package.json').version + '-node' + process.versions.modules + '-' + process.platform + '-' + process.arch")
+kept="${ENVPROOF_CACHE_DIR:-$HOME/.cache/envproof}/native/better-sqlite3-$key.node"
+if [ -f "$kept" ]; then mkdir -p "$(dirname "$addon")" && cp "$kept" "$addon"; fi
+if ! node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null; then
+  echo "setup: compiling better-sqlite3 (no prebuilt binary is reachable; once per version)"
+  npm rebuild --loglevel=error better-sqlite3
+  mkdir -p "$(dirname "$kept")" && cp "$addon" "$kept.part" && mv "$kept.part" "$kept"
+fi
 npm run --silent build
 
 # Go tests (test/ecosystems/go): a go command new enough for the fixtures' go lines (1.22). Where there is none, the toolchain
