@@ -66,6 +66,13 @@ export interface EcosystemRepro {
   clockProbe(ctx: AuditContext): Promise<string>;
   /** Why libfaketime cannot shift the runtime's clock, said when the probe shows it was not. */
   clockLimit?: string;
+  /**
+   * Whether libfaketime also shifts the runtime's monotonic clock. It does not by default: Python's timed waits
+   * (threading.Event.wait, queue.get with a timeout) never return when it does. The JVM needs it: with a real
+   * monotonic clock under a shifted wall clock its housekeeping threads' timed waits return at once, and a JVM that
+   * sleeps 3 s spins through 9 s of CPU.
+   */
+  fakesMonotonicClock?: boolean;
   /** A shell command, run like the tests, printing one line `<query> <count>` per usual way of asking how many CPUs there are. */
   cpuProbe(ctx: AuditContext): Promise<string>;
   datedResolution: DatedResolution;

@@ -65,6 +65,8 @@ export interface FactorContext {
   facts?: EnvironmentFacts;
   /** Whether the project's package manager can resolve against a date (pip via the dated index, npm --before). */
   datedResolution: { supported: true } | { supported: false; why: string };
+  /** Whether libfaketime shifts the monotonic clock too (the ecosystem's repro part says; the JVM needs it). */
+  fakesMonotonicClock?: boolean;
   now: Date;
   /** The factors the project's runtime leaves to chance by default (Python: the hash seed); the runner's shuffle is added when it shuffles. */
   randomByDefault?: readonly FactorId[];
@@ -166,7 +168,7 @@ export function applyFactor(factor: FactorId, mode: Mode, ctx: FactorContext, sh
       const expectMs = mode === 'pinned' ? at.getTime() : ctx.now.getTime() + shiftDays * DAY_MS;
       shape.clock = { faketime, expectMs };
       // Set by `env` after the sandbox's own setup, so that libfaketime loads into the test command only.
-      shape.prefix.push('env', `LD_PRELOAD=${FAKETIME_LIBRARY}`, `FAKETIME=${faketime}`, 'FAKETIME_DONT_FAKE_MONOTONIC=1');
+      shape.prefix.push('env', `LD_PRELOAD=${FAKETIME_LIBRARY}`, `FAKETIME=${faketime}`, `FAKETIME_DONT_FAKE_MONOTONIC=${ctx.fakesMonotonicClock ? 0 : 1}`);
       return add(setting(factor, mode, mode === 'pinned' ? `clock fixed at ${at.toISOString()}` : `clock shifted ${shiftDays} days ahead`));
     }
     case 'path':

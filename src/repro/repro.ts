@@ -166,6 +166,7 @@ export async function runRepro(opts: ReproOptions): Promise<ReproReport> {
     ...(runner && kind.testOrder[runner.runner] ? { order: kind.testOrder[runner.runner] } : {}),
     facts,
     datedResolution: kind.datedResolution,
+    ...(kind.fakesMonotonicClock ? { fakesMonotonicClock: true } : {}),
     randomByDefault: kind.randomByDefault,
     draw,
     referenceSeeds,

@@ -274,6 +274,14 @@ describe('repro factors', () => {
     assert.deepEqual(shape.settings.map((s) => `${s.factor}:${s.mode}`).sort(), ['clock:varied', 'dependency-drift:pinned', 'locale:pinned', 'network:pinned', 'test-order:varied', 'timezone:varied']);
   });
 
+  test('libfaketime keeps the monotonic clock real, except for an ecosystem that asks it shifted too (the JVM)', () => {
+    const monotonic = (c: FactorContext) => shapeOf(['clock'], [], c).prefix.find((a) => a.startsWith('FAKETIME_DONT_FAKE_MONOTONIC='));
+    assert.equal(monotonic(ctx), 'FAKETIME_DONT_FAKE_MONOTONIC=1');
+    assert.equal(ecosystem('python').repro!.fakesMonotonicClock, undefined);
+    assert.equal(ecosystem('java').repro!.fakesMonotonicClock, true);
+    assert.equal(monotonic({ ...ctx, fakesMonotonicClock: ecosystem('java').repro!.fakesMonotonicClock }), 'FAKETIME_DONT_FAKE_MONOTONIC=0');
+  });
+
   test('a varied locale is one to compile in the run, a pinned one is not; fewer CPUs both by affinity and as seen', () => {
     const varied = shapeOf(['locale', 'cpus'], [], { ...ctx, index: 1 });
     assert.deepEqual([varied.locale, varied.env.LC_ALL], ['tr_TR.UTF-8', 'tr_TR.UTF-8']);

@@ -22,6 +22,7 @@ async function prepareMavenTests(ctx: AuditContext, runner: string | undefined):
 export const javaRepro: EcosystemRepro = {
   clockProbe: async (ctx) => `java ${await writeProbe(ctx, 'Clock.java', 'class Clock { public static void main(String[] a) { System.out.println(System.currentTimeMillis() / 1000); } }\n')}`,
   cpuProbe: async (ctx) => `java ${await writeProbe(ctx, 'Cpus.java', 'class Cpus { public static void main(String[] a) { System.out.println("Runtime.availableProcessors() " + Runtime.getRuntime().availableProcessors()); } }\n')}`,
+  fakesMonotonicClock: true,
   datedResolution: {
     supported: false,
     why: 'Maven resolves the versions the POM names; a version range is resolved from repository metadata that Maven Central does not keep per date',
