@@ -5,21 +5,13 @@
  * time system time, much of it ext4 looking for inodes that were not recently deleted; on a tmpfs the same Go repro
  * takes half the time. Pages are taken only as files are written; the size is a cap.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { isAlive } from '../../src/sandbox/lock.js';
 
 const PREFIX = 'envproof-tests-';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function unmount(dir: string): void {
   spawnSync('umount', ['--lazy', dir], { stdio: 'ignore' });
