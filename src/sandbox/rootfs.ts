@@ -184,12 +184,29 @@ async function buildEnvironment(
   progress: Progress,
 ): Promise<Environment> {
   await checkCanBuild();
+  const buildDir = path.join(rootfsRoot(), `.${environmentName(language, extra)}.building`);
+  await removeTree(buildDir);
+  try {
+    return await buildInto(buildDir, language, extra, parent, force, progress);
+  } catch (e) {
+    // A half-built tree is of no use (the next build starts over) and holds hundreds of megabytes.
+    await removeTree(buildDir);
+    throw e;
+  }
+}
+
+async function buildInto(
+  buildDir: string,
+  language: EcosystemId,
+  extra: readonly string[],
+  parent: Environment | undefined,
+  force: boolean,
+  progress: Progress,
+): Promise<Environment> {
   const root = rootfsRoot();
   const name = environmentName(language, extra);
   const finalDir = rootfsDir(language, extra);
-  const buildDir = path.join(root, `.${name}.building`);
   const started = performance.now();
-  await removeTree(buildDir);
   if (existsSync(finalDir) && !existsSync(path.join(finalDir, MARKER_FILE))) {
     progress(`${name}: the existing environment is unfinished (no ${MARKER_FILE}); rebuilding it`);
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -52,6 +52,11 @@ describe('--system-packages: a derived environment', () => {
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /no installable package envproof-no-such-package \(--system-packages\)/);
     assert.match(r.stderr, /apt-cache search/);
+    // The half-built tree (the python environment copied, apt run in it) is removed, not left in the cache.
+    const env = rootfsDir('python', ['envproof-no-such-package']);
+    const halfBuilt = path.join(path.dirname(env), `.${path.basename(env)}.building`);
+    assert.equal(existsSync(halfBuilt), false, `${halfBuilt} was left behind`);
+    assert.equal(existsSync(env), false);
   });
 
   it('refuses names that are not Debian package names before building anything', () => {
