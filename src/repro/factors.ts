@@ -192,6 +192,7 @@ export function applyFactor(factor: FactorId, mode: Mode, ctx: FactorContext, sh
     case 'test-order':
       return add(orderSetting(mode, ctx, shape));
     case 'hash-seed': {
+      if (!ctx.randomByDefault?.includes(factor)) return add(setting(factor, mode, 'unchanged', false, 'this runtime draws no hash seed at start (PYTHONHASHSEED is Python\'s)'));
       const seed = seedOf(factor, mode, ctx, mode === 'pinned' ? 0 : i + 1)!;
       shape.env.PYTHONHASHSEED = String(seed);
       return add({ ...setting(factor, mode, `PYTHONHASHSEED=${seed}`), seed });

@@ -305,6 +305,14 @@ describe('repro factors', () => {
     assert.deepEqual(draws, []);
   });
 
+  test('the hash seed is a factor only where the runtime draws one (Python): elsewhere it is not applied, varied or pinned', () => {
+    for (const [varied, pinned] of [[['hash-seed'], []], [[], ['hash-seed']]] as const) {
+      const node = shapeOf(varied, pinned, { ...ctx, randomByDefault: [] });
+      assert.equal(node.env.PYTHONHASHSEED, undefined);
+      assert.deepEqual(node.settings.map((s) => [s.factor, s.applied, s.note]), [['hash-seed', false, "this runtime draws no hash seed at start (PYTHONHASHSEED is Python's)"]]);
+    }
+  });
+
   test('a reference\'s recorded environment: pinned factors replay it; a factor it had away from the default is tried at the default', () => {
     const ref: FactorContext = { ...ctx, referenceEnvironment: { timezone: 'Asia/Shanghai', locale: 'de_DE.UTF-8', date: '2025-05-05T05:05:05.000Z' } };
     const control = shapeOf([], ['timezone', 'locale', 'clock'], ref);
