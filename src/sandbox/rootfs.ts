@@ -167,27 +167,29 @@ export async function ensureEnvironment(
     async () => {
       // Another process may have finished the build while we waited.
       const ready = opts.force ? null : await readEnvironment(language, extra);
-      return ready ?? buildEnvironment(language, extra, parent, opts.force ?? false, progress);
+      return ready ?? buildEnvironment({ language, extra, parent, force: opts.force ?? false, progress });
     },
   );
+}
+
+interface BuildRequest {
+  language: EcosystemId;
+  extra: readonly string[];
+  parent: Environment | undefined;
+  force: boolean;
+  progress: Progress;
 }
 
 /**
  * Builds into a temporary directory, writes the marker last, then renames into place. A language's own
  * environment starts from the base system; a derived one from a copy of the language's environment.
  */
-async function buildEnvironment(
-  language: EcosystemId,
-  extra: readonly string[],
-  parent: Environment | undefined,
-  force: boolean,
-  progress: Progress,
-): Promise<Environment> {
+async function buildEnvironment(req: BuildRequest): Promise<Environment> {
   await checkCanBuild();
-  const buildDir = path.join(rootfsRoot(), `.${environmentName(language, extra)}.building`);
+  const buildDir = path.join(rootfsRoot(), `.${environmentName(req.language, req.extra)}.building`);
   await removeTree(buildDir);
   try {
-    return await buildInto(buildDir, language, extra, parent, force, progress);
+    return await buildInto(buildDir, req);
   } catch (e) {
     // A half-built tree is of no use (the next build starts over) and holds hundreds of megabytes.
     await removeTree(buildDir);
@@ -195,14 +197,7 @@ async function buildEnvironment(
   }
 }
 
-async function buildInto(
-  buildDir: string,
-  language: EcosystemId,
-  extra: readonly string[],
-  parent: Environment | undefined,
-  force: boolean,
-  progress: Progress,
-): Promise<Environment> {
+async function buildInto(buildDir: string, { language, extra, parent, force, progress }: BuildRequest): Promise<Environment> {
   const root = rootfsRoot();
   const name = environmentName(language, extra);
   const finalDir = rootfsDir(language, extra);
