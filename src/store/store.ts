@@ -212,12 +212,16 @@ export class ResultsStore {
   }
 
   private static async migrate(db: SqlDatabase, readonly: boolean, mustExist: boolean): Promise<void> {
+    // Tables before the version: another envproof creating this store right now commits its tables and its version
+    // together, so once its tables are seen here, its version is too (read the other way round, a store created
+    // between the two reads looked like a foreign database).
+    const hasTables = await db.hasTables();
     const version = await db.schemaVersion();
     if (version > SCHEMA_VERSION) {
       throw new EnvproofError(`${db.location} has store schema version ${version}; this envproof knows up to ${SCHEMA_VERSION}`, 'Upgrade envproof.');
     }
     // A database without a schema version that has tables (or had to exist) is some other database: never add to it.
-    if (version === 0 && (mustExist || (await db.hasTables()))) {
+    if (version === 0 && (mustExist || hasTables)) {
       throw new EnvproofError(`${db.location} is not an envproof results store (schema version 0)`);
     }
     if (version === SCHEMA_VERSION) return;
