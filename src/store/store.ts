@@ -202,8 +202,13 @@ export class ResultsStore {
     const db = isPostgresUrl(spec)
       ? await PostgresDatabase.open(spec, { reconnectSec: opts.reconnectSec ?? 300, readonly, ...(opts.onConnection ? { onConnection: opts.onConnection } : {}) })
       : SqliteDatabase.open(spec, { readonly, mustExist: mustExist });
+    return ResultsStore.over(db, { readonly, mustExist });
+  }
+
+  /** The store in an open database, checked and migrated as `open` does; the database is closed if that fails. */
+  static async over(db: SqlDatabase, opts: { readonly: boolean; mustExist: boolean }): Promise<ResultsStore> {
     try {
-      await ResultsStore.migrate(db, readonly, mustExist);
+      await ResultsStore.migrate(db, opts.readonly, opts.mustExist);
     } catch (err) {
       await db.close();
       throw err;

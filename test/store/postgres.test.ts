@@ -10,7 +10,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/schema.js';
-import { ddlFor } from '../../src/store/sql.js';
+import { PostgresDatabase } from '../../src/store/postgres-db.js';
+import { ddlFor, type SqlDatabase } from '../../src/store/sql.js';
+import { SqliteDatabase } from '../../src/store/sqlite-db.js';
 import type { TreeEntry } from '../../src/store/types.js';
 import { ResultsStore } from '../../src/store/store.js';
 import { startFakeLlm } from '../agents/fake-llm.js';
@@ -70,6 +72,32 @@ describe('the PostgreSQL results store', () => {
     // Version 3 made D1 nullable (PostgreSQL drops the constraint where SQLite rebuilds the table).
     const d1 = await sql<{ is_nullable: string }>(url, "SELECT is_nullable FROM information_schema.columns WHERE table_name = 'runs' AND column_name = 'd1'");
     assert.deepEqual(d1, [{ is_nullable: 'YES' }]);
+  });
+
+  test('a store another envproof creates between two looks at the database is taken, not refused as foreign (both databases)', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'envproof-raced-')), 'store.db');
+    const url = await createDatabase(server.url, 'raced');
+    for (const [spec, db] of [[file, SqliteDatabase.open(file, { readonly: false, mustExist: false })], [url, await PostgresDatabase.open(url, { reconnectSec: 5 })]] as const) {
+      // Right after this envproof's first look (the version or the tables), the other creates the whole store.
+      let raced = false;
+      const racing = new Proxy<SqlDatabase>(db, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop) as unknown;
+          if (typeof value !== 'function') return value;
+          if ((prop !== 'schemaVersion' && prop !== 'hasTables') || raced) return value.bind(target);
+          return async () => {
+            const seen = await value.call(target);
+            raced = true;
+            await (await ResultsStore.open(spec)).close();
+            return seen;
+          };
+        },
+      });
+      const store = await ResultsStore.over(racing, { readonly: false, mustExist: false });
+      await store.close();
+      assert.ok(raced, spec);
+    }
+    assert.deepEqual(await sql(url, 'SELECT version FROM envproof_schema'), [{ version: SCHEMA_VERSION }]);
   });
 
   test('a version 3 database (before the backend, Go and repro migrations) is brought to the current version, its runs kept', async () => {
